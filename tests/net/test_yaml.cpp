@@ -1,0 +1,156 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "mixtd/net/Load.h"
+#include "mixtd/net/WeightsFile.h"
+#include "mixtd/net/Yaml.h"
+#include "mixtd/net/Zoo.h"
+#include "mixtd/support/AtomicFile.h"
+#include "mixtd/support/Error.h"
+
+namespace fs = std::filesystem;
+using mixtd::net::parse_yaml;
+using testing::HasSubstr;
+
+namespace {
+
+fs::path scratch_dir() {
+  fs::path d = fs::temp_directory_path() / ("mixtd_yaml_" + std::to_string(::getpid()));
+  fs::create_directories(d);
+  return d;
+}
+
+class ZooRoundTrip : public testing::TestWithParam<const char*> {};
+
+TEST_P(ZooRoundTrip, YamlWithWeightsIsIdentical) {
+  const auto net = mixtd::net::build_zoo(GetParam(), true);
+  const fs::path p = scratch_dir() / (std::string(GetParam()) + ".yaml");
+  mixtd::net::save_yaml(net, p);
+  const auto back = mixtd::net::load_network(p.string(), true);
+  EXPECT_TRUE(back.same_structure(net));
+  EXPECT_TRUE(back.same_weights(net));
+  EXPECT_EQ(back.name, net.name);
+  // Shape-only load of the same file.
+  EXPECT_FALSE(mixtd::net::load_network(p.string(), false).has_weights());
+}
+
+INSTANTIATE_TEST_SUITE_P(Zoo, ZooRoundTrip,
+                         testing::Values("tiny", "tiny-dw", "resnet18-fmnist:width=0.25", "resnet18", "repvgg-a0"));
+
+TEST(Yaml, ShapeOnlyVgg16RoundTrip) {
+  const auto net = mixtd::net::build_zoo("vgg16");
+  const auto back = parse_yaml(mixtd::net::to_yaml(net), "vgg16.yaml", ".");
+  EXPECT_TRUE(back.same_structure(net));
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_yaml(text, "bad.yaml", ".");
+  } catch (const mixtd::Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+const char* kHeader =
+    "network: t\n"
+    "input: {shape: [3, 8, 8]}\n"
+    "layers:\n";
+
+TEST(YamlErrors, WrongType) {
+  const std::string e = error_of(std::string(kHeader) +
+                                 "  - {name: c1, kind: conv2d, input: input, out_channels: many, kernel: 3}\n");
+  EXPECT_THAT(e, HasSubstr("bad.yaml:4:"));
+  EXPECT_THAT(e, HasSubstr("layer 'c1'"));
+  EXPECT_THAT(e, HasSubstr("'out_channels' must be an integer, got 'many'"));
+}
+
+TEST(YamlErrors, UnknownKindListsLegal) {
+  const std::string e = error_of(std::string(kHeader) + "  - {name: c1, kind: conv3d, input: input}\n");
+  EXPECT_THAT(e, HasSubstr("bad.yaml:4:"));
+  EXPECT_THAT(e, HasSubstr("unknown kind 'conv3d'"));
+  EXPECT_THAT(e, HasSubstr("conv2d"));
+}
+
+TEST(YamlErrors, MissingInput) {
+  const std::string e = error_of(std::string(kHeader) + "  - {name: r, kind: relu}\n");
+  EXPECT_THAT(e, HasSubstr("bad.yaml:4:"));
+  EXPECT_THAT(e, HasSubstr("missing 'input'"));
+}
+
+TEST(YamlErrors, InputNamesNothing) {
+  const std::string e = error_of(std::string(kHeader) + "  - {name: r, kind: relu, input: x}\n");
+  EXPECT_THAT(e, HasSubstr("bad.yaml:4:"));
+  EXPECT_THAT(e, HasSubstr("'x'"));
+}
+
+TEST(YamlErrors, ShapeMismatchGivesLayerLine) {
+  const std::string e = error_of(std::string(kHeader) +
+                                 "  - {name: a, kind: conv2d, input: input, out_channels: 4, kernel: 3, padding: 1}\n"
+                                 "  - {name: b, kind: conv2d, input: input, out_channels: 4, kernel: 3}\n"
+                                 "  - {name: s, kind: add, inputs: [a, b]}\n");
+  EXPECT_THAT(e, HasSubstr("bad.yaml:6:"));
+  EXPECT_THAT(e, HasSubstr("layer 's'"));
+  EXPECT_THAT(e, HasSubstr("4x6x6"));
+}
+
+TEST(YamlErrors, UnknownKey) {
+  const std::string e =
+      error_of(std::string(kHeader) + "  - {name: p, kind: maxpool, input: input, kernel: 2, dilation: 2}\n");
+  EXPECT_THAT(e, HasSubstr("unknown key 'dilation'"));
+  EXPECT_THAT(e, HasSubstr("legal:"));
+}
+
+TEST(YamlErrors, SyntaxErrorHasLine) {
+  const std::string e = error_of("network: t\ninput: {shape: [3, 8, 8]\nlayers: []\n");
+  EXPECT_THAT(e, HasSubstr("bad.yaml:"));
+  EXPECT_THAT(e, HasSubstr("syntax"));
+}
+
+TEST(YamlErrors, MissingTopLevel) {
+  EXPECT_THAT(error_of("network: t\nlayers: []\n"), HasSubstr("missing 'input'"));
+  EXPECT_THAT(error_of("network: t\ninput: {shape: [3, 8]}\nlayers: []\n"), HasSubstr("[C, H, W]"));
+  EXPECT_THAT(error_of("netwerk: t\n"), HasSubstr("unknown top-level key 'netwerk'"));
+}
+
+TEST(WeightsFile, CorruptAndMismatchedFilesAreRefused) {
+  const auto net = mixtd::net::build_zoo("tiny", true);
+  const fs::path p = scratch_dir() / "t.weights";
+  mixtd::net::save_weights(net, p);
+  auto shape_only = mixtd::net::build_zoo("tiny");
+  mixtd::net::load_weights(shape_only, p);
+  EXPECT_TRUE(shape_only.same_weights(net));
+
+  std::string bytes = mixtd::read_file(p);
+  bytes[bytes.size() / 2] ^= 0x55;
+  mixtd::write_file_atomic(p, bytes);
+  auto n2 = mixtd::net::build_zoo("tiny");
+  try {
+    mixtd::net::load_weights(n2, p);
+    FAIL();
+  } catch (const mixtd::Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("corrupt"));
+  }
+  mixtd::write_file_atomic(p, std::string_view("not a weights file"));
+  EXPECT_THROW(mixtd::net::load_weights(n2, p), mixtd::Error);
+
+  // A wider network does not accept these weights.
+  mixtd::net::save_weights(net, p);
+  auto wide = mixtd::net::build_zoo("tiny:width=2");
+  try {
+    mixtd::net::load_weights(wide, p);
+    FAIL();
+  } catch (const mixtd::Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("elements but layer"));
+  }
+}
+
+TEST(Load, UnknownFileType) {
+  const fs::path p = scratch_dir() / "net.txt";
+  mixtd::write_file_atomic(p, std::string_view("x"));
+  EXPECT_THAT([&] { mixtd::net::load_network(p.string()); }, testing::ThrowsMessage<mixtd::Error>(HasSubstr(".txt")));
+}
+
+}  // namespace

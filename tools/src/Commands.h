@@ -1,0 +1,16 @@
+// Every subcommand registers itself on the root CLI11 app and returns the
+// callback that runs it. Callbacks return the process exit code.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace mixtd::cli {
+
+using Run = std::function<int()>;
+
+Run add_info(CLI::App& app);
+Run add_zoo(CLI::App& app);
+Run add_convert(CLI::App& app);
+
+}  // namespace mixtd::cli

@@ -1,0 +1,45 @@
+// mixtd — map compressed CNNs onto dataflow FPGA accelerators.
+#include <iostream>
+#include <map>
+
+#include "Commands.h"
+#include "mixtd/support/Error.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "mixtd: layer-specific tensor decomposition (SVD/CPD) of CNNs mapped onto dataflow\n"
+      "FPGA accelerators, modelled analytically, in SystemC and in RTL.\n\n"
+      "A network (NET) is a zoo name (see `mixtd zoo`), a .yaml description or an .onnx model.\n"
+      "Run `mixtd SUBCOMMAND --help` for each subcommand's options.",
+      "mixtd"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "mixtd 0.1.0");
+
+  std::map<CLI::App*, mixtd::cli::Run> runs;
+  auto reg = [&](mixtd::cli::Run (*add)(CLI::App&)) {
+    const std::size_t before = app.get_subcommands({}).size();
+    mixtd::cli::Run r = add(app);
+    runs[app.get_subcommands({}).at(before)] = std::move(r);
+  };
+  reg(mixtd::cli::add_info);
+  reg(mixtd::cli::add_zoo);
+  reg(mixtd::cli::add_convert);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // Prints the help (exit 0) or "<what> / Run with --help" (exit 2, a usage error).
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  try {
+    for (auto& [sub, run] : runs)
+      if (sub->parsed()) return run();
+  } catch (const mixtd::Error& e) {
+    std::cerr << "mixtd: error: " << e.what() << '\n';
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "mixtd: internal error: " << e.what() << '\n';
+    return 3;
+  }
+  return 0;
+}
