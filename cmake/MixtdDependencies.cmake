@@ -45,3 +45,18 @@ target_include_directories(mixtd_torch INTERFACE ${TORCH_INCLUDE_DIRS})
 
 find_program(MIXTD_PYTHON3 NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
 find_program(MIXTD_YOSYS yosys)
+
+# verilate() + Verilator's runtime headers as system headers, so that their
+# own warnings do not drown ours under -Wall -Wextra.
+function(mixtd_verilate target)
+  verilate(${target} ${ARGN})
+  target_include_directories(${target} SYSTEM PRIVATE ${VERILATOR_ROOT}/include ${VERILATOR_ROOT}/include/vltstd)
+  # Verilator's runtime .cpp files and the generated model are third-party
+  # code: compile them without our warning flags.
+  get_target_property(srcs ${target} SOURCES)
+  foreach(src IN LISTS srcs)
+    if(src MATCHES "^${VERILATOR_ROOT}/include/" OR src MATCHES "/V[^/]*\\.dir/")
+      set_source_files_properties(${src} TARGET_DIRECTORY ${target} PROPERTIES COMPILE_OPTIONS "-w")
+    endif()
+  endforeach()
+endfunction()

@@ -1,0 +1,146 @@
+// Runs the real `mixtd` binary and checks what a user sees: the exit code,
+// and one clear error line on bad input.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+using testing::HasSubstr;
+
+namespace {
+
+struct Result {
+  int code = -1;
+  std::string out;  // stdout and stderr
+};
+
+Result run(const std::string& args) {
+  const std::string cmd = std::string(MIXTD_EXE) + " " + args + " 2>&1";
+  Result r;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  while (std::size_t n = std::fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), n);
+  const int status = ::pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+fs::path scratch(const std::string& name) {
+  fs::path d = fs::temp_directory_path() / ("mixtd_cli_" + std::to_string(::getpid()));
+  fs::create_directories(d);
+  return d / name;
+}
+
+void write(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
+
+int count_lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+TEST(Cli, HelpTeaches) {
+  const Result r = run("--help");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_THAT(r.out, HasSubstr("info"));
+  EXPECT_THAT(r.out, HasSubstr("zoo"));
+  const Result i = run("info --help");
+  EXPECT_EQ(i.code, 0);
+  EXPECT_THAT(i.out, HasSubstr("--bits"));
+  EXPECT_THAT(i.out, HasSubstr("Examples"));
+}
+
+TEST(Cli, UsageErrorsExitTwo) {
+  EXPECT_EQ(run("").code, 2);
+  EXPECT_EQ(run("info").code, 2);
+  EXPECT_EQ(run("frobnicate").code, 2);
+}
+
+TEST(Cli, InfoReproducesTable2) {
+  const Result r = run("info resnet18 --bits 8,8");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_THAT(r.out, HasSubstr("weight memory 93.5 Mb, 232.2 G BitOPs"));
+  const Result f = run("info repvgg-a0 --bits 32,32");
+  EXPECT_THAT(f.out, HasSubstr("weight memory 265.9 Mb, 2788.3 G BitOPs"));
+}
+
+TEST(Cli, InfoJson) {
+  const Result r = run("info tiny --json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["network"], "tiny");
+  EXPECT_EQ(j["layers"][0]["name"], "conv1");
+  EXPECT_EQ(j["layers"][0]["macs"], 16 * 16 * 8 * 3 * 9);
+  EXPECT_GT(j["totals"]["params"].get<long>(), 0);
+}
+
+TEST(Cli, BadBitsIsOneLine) {
+  const Result r = run("info tiny --bits 8");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.out, HasSubstr("mixtd: error: --bits '8'"));
+  EXPECT_EQ(count_lines(r.out), 1);
+}
+
+TEST(Cli, UnknownNetworkListsZoo) {
+  const Result r = run("info resnet50");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.out, HasSubstr("unknown network 'resnet50'"));
+  EXPECT_THAT(r.out, HasSubstr("resnet18"));
+  EXPECT_EQ(count_lines(r.out), 1);
+}
+
+struct BadYaml {
+  const char* name;
+  const char* body;
+  const char* expect;
+};
+
+class CliBadYaml : public testing::TestWithParam<BadYaml> {};
+
+TEST_P(CliBadYaml, OneClearLineAndNonZeroExit) {
+  const fs::path p = scratch(std::string(GetParam().name) + ".yaml");
+  write(p, GetParam().body);
+  const Result r = run("info " + p.string());
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.out, HasSubstr("mixtd: error: " + p.string() + ":"));
+  EXPECT_THAT(r.out, HasSubstr(GetParam().expect));
+  EXPECT_EQ(count_lines(r.out), 1) << r.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, CliBadYaml,
+    testing::Values(
+        BadYaml{"wrong_type",
+                "input: {shape: [3, 8, 8]}\nlayers:\n  - {name: c, kind: conv2d, input: input, out_channels: x, kernel: 3}\n",
+                "must be an integer"},
+        BadYaml{"unknown_kind", "input: {shape: [3, 8, 8]}\nlayers:\n  - {name: c, kind: lstm, input: input}\n",
+                "unknown kind 'lstm'"},
+        BadYaml{"missing_input", "input: {shape: [3, 8, 8]}\nlayers:\n  - {name: r, kind: relu}\n", "missing 'input'"},
+        BadYaml{"shape_mismatch",
+                "input: {shape: [3, 8, 8]}\nlayers:\n"
+                "  - {name: a, kind: conv2d, input: input, out_channels: 4, kernel: 3}\n"
+                "  - {name: s, kind: add, inputs: [a, input]}\n",
+                "layer 's' (add): input 'input' has shape 3x8x8"}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+TEST(Cli, ConvertRoundTripsThroughYaml) {
+  const fs::path y = scratch("t.yaml");
+  const Result c = run("convert tiny -o " + y.string());
+  ASSERT_EQ(c.code, 0) << c.out;
+  EXPECT_TRUE(fs::exists(fs::path(y).replace_extension(".weights")));
+  const Result i = run("info " + y.string());
+  EXPECT_EQ(i.code, 0) << i.out;
+  EXPECT_EQ(run("info tiny").out.substr(run("info tiny").out.find('\n')),
+            i.out.substr(i.out.find('\n')));
+}
+
+TEST(Cli, ConvertRefusesUnknownExtension) {
+  const Result r = run("convert tiny -o " + scratch("t.pt").string());
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.out, HasSubstr("legal: .yaml, .yml, .onnx"));
+}
+
+}  // namespace
