@@ -61,7 +61,7 @@ TEST(Zoo, FmnistWidthMultiplierAndShapes) {
   const auto n = build_zoo("resnet18-fmnist:width=0.25");
   EXPECT_EQ(n.input_shape, (mixtd::net::Shape{1, 28, 28}));
   EXPECT_EQ(n.find("conv1")->out_shape, (mixtd::net::Shape{16, 28, 28}));
-  EXPECT_EQ(n.find("layer4.1.relu2")->out_shape, (mixtd::net::Shape{128, 4, 4}));
+  EXPECT_EQ(n.find("layer4.1.relu_1")->out_shape, (mixtd::net::Shape{128, 4, 4}));
   EXPECT_EQ(n.find("fc")->out_shape, (mixtd::net::Shape{10, 1, 1}));
   EXPECT_EQ(n.find("maxpool"), nullptr);  // CIFAR-style stem
 }

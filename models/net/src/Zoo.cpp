@@ -85,12 +85,12 @@ std::int64_t scaled(std::int64_t channels, double width) {
 std::string basic_block(Builder& b, const std::string& prefix, const std::string& in,
                         std::int64_t in_ch, std::int64_t out_ch, std::int64_t stride) {
   std::string x = b.conv(prefix + ".conv1", in, out_ch, 3, stride, 1);
-  x = b.relu(prefix + ".relu1", x);
+  x = b.relu(prefix + ".relu", x);
   x = b.conv(prefix + ".conv2", x, out_ch, 3, 1, 1);
   std::string skip = in;
   if (stride != 1 || in_ch != out_ch) skip = b.conv(prefix + ".downsample.0", in, out_ch, 1, stride, 0);
   x = b.add(prefix + ".add", x, skip);
-  return b.relu(prefix + ".relu2", x);
+  return b.relu(prefix + ".relu_1", x);
 }
 
 std::string resnet_stages(Builder& b, std::string x, std::int64_t base, bool /*imagenet*/) {
