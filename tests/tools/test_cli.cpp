@@ -126,6 +126,27 @@ INSTANTIATE_TEST_SUITE_P(
                 "layer 's' (add): input 'input' has shape 3x8x8"}),
     [](const auto& info) { return std::string(info.param.name); });
 
+TEST(Cli, TruncatedOnnxIsOneLine) {
+  const Result r = run(std::string("info ") + MIXTD_FIXTURES_DIR + "/truncated.onnx");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.out, HasSubstr("truncated.onnx"));
+  EXPECT_THAT(r.out, HasSubstr("not a valid ONNX model"));
+  EXPECT_EQ(count_lines(r.out), 1) << r.out;
+}
+
+TEST(Cli, UnsupportedOnnxOpIsOneLine) {
+  const Result r = run(std::string("info ") + MIXTD_FIXTURES_DIR + "/unsupported.onnx");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_THAT(r.out, HasSubstr("unsupported op 'Sigmoid'"));
+  EXPECT_EQ(count_lines(r.out), 1) << r.out;
+}
+
+TEST(Cli, PyTorchOnnxInfo) {
+  const Result r = run(std::string("info ") + MIXTD_FIXTURES_DIR + "/tiny.onnx");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("conv2d"));
+}
+
 TEST(Cli, ConvertRoundTripsThroughYaml) {
   const fs::path y = scratch("t.yaml");
   const Result c = run("convert tiny -o " + y.string());
