@@ -147,6 +147,51 @@ TEST(Cli, PyTorchOnnxInfo) {
   EXPECT_THAT(r.out, HasSubstr("conv2d"));
 }
 
+struct BadTau {
+  const char* name;
+  const char* args;
+  const char* expect;
+};
+
+class CliBadTau : public testing::TestWithParam<BadTau> {};
+
+TEST_P(CliBadTau, OneClearLineAndExitOne) {
+  const Result r = run(std::string("decompose tiny ") + GetParam().args);
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_THAT(r.out, HasSubstr(GetParam().expect));
+  EXPECT_EQ(count_lines(r.out), 1) << r.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, CliBadTau,
+    testing::Values(BadTau{"group_not_dividing", "--layer conv2 --type svd-filter --g1 3 --rank 2",
+                           "g1 = 3 does not divide the 8 output channels; legal g1: 1, 2, 4, 8"},
+                    BadTau{"rank_zero", "--layer conv2 --type svd-filter --rank 0", "rank 0 is out of range"},
+                    BadTau{"rank_above_bound", "--layer conv2 --type svd-filter --rank 9", "legal: 1..8"},
+                    BadTau{"cpd_on_1x1", "--layer conv5 --type cpd --rank 2", "CPD needs a spatial kernel"},
+                    BadTau{"unknown_type", "--layer conv2 --type tucker --rank 2", "legal: none, svd-filter"},
+                    BadTau{"unknown_layer", "--layer conv9 --rank 2", "no such layer"},
+                    BadTau{"not_a_conv", "--layer relu1 --rank 2", "only conv2d layers"}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+TEST(Cli, DecomposeReportsCountsAndErrors) {
+  const Result r = run("decompose tiny --layer conv2 --type svd-filter --rank 8 --json");
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_LT(j["reconstruction_error"].get<double>(), 1e-5);  // full rank is exact
+  EXPECT_LT(j["network_output_error"].get<double>(), 1e-4);
+  EXPECT_EQ(j["params"], (8 + 8 * 9) * 8 + 8);
+}
+
+TEST(Cli, CandidatesPrintsTheDesignSpace) {
+  const Result r = run("candidates resnet18");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_THAT(r.out, HasSubstr("16 decomposable layers"));
+  EXPECT_THAT(r.out, HasSubstr("design space:"));
+  EXPECT_EQ(run("candidates resnet18 --groups some").code, 2);
+  EXPECT_EQ(run("candidates resnet18 --list nope").code, 1);
+}
+
 TEST(Cli, ConvertRoundTripsThroughYaml) {
   const fs::path y = scratch("t.yaml");
   const Result c = run("convert tiny -o " + y.string());

@@ -12,5 +12,7 @@ using Run = std::function<int()>;
 Run add_info(CLI::App& app);
 Run add_zoo(CLI::App& app);
 Run add_convert(CLI::App& app);
+Run add_candidates(CLI::App& app);
+Run add_decompose(CLI::App& app);
 
 }  // namespace mixtd::cli

@@ -24,6 +24,8 @@ int main(int argc, char** argv) {
   reg(mixtd::cli::add_info);
   reg(mixtd::cli::add_zoo);
   reg(mixtd::cli::add_convert);
+  reg(mixtd::cli::add_candidates);
+  reg(mixtd::cli::add_decompose);
 
   try {
     app.parse(argc, argv);
