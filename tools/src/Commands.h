@@ -14,5 +14,7 @@ Run add_zoo(CLI::App& app);
 Run add_convert(CLI::App& app);
 Run add_candidates(CLI::App& app);
 Run add_decompose(CLI::App& app);
+Run add_report(CLI::App& app);
+Run add_solve(CLI::App& app);
 
 }  // namespace mixtd::cli

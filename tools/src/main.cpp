@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   reg(mixtd::cli::add_convert);
   reg(mixtd::cli::add_candidates);
   reg(mixtd::cli::add_decompose);
+  reg(mixtd::cli::add_report);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,77 @@
+// The Design: everything that fixes one accelerator (SPEC "The flow").
+//
+//   network + per-layer τ + per-stage ψ = {p_in, p_out, fine} + FIFO depths
+//   + device + clock + number widths
+//
+// design.yaml is the artefact every later tool reads and writes
+// (docs/design-yaml.md). Every conv and linear layer has a LayerMapping; its
+// `stages` has one ψ per stage of its τ (td::geometry), shared by all chunks
+// of the layer (the chunks of a layer are identical engines).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "mixtd/arch/Device.h"
+#include "mixtd/net/Counts.h"
+#include "mixtd/net/Network.h"
+#include "mixtd/td/Geometry.h"
+
+namespace mixtd::arch {
+
+// ψ of one stage. Legal: p_in | in_ch, p_out | out_ch, fine | kh·kw; a
+// depthwise stage processes p_in channels at a time (p_out = p_in).
+struct Psi {
+  std::int64_t p_in = 1, p_out = 1, fine = 1;
+  bool operator==(const Psi&) const = default;
+};
+
+struct LayerMapping {
+  td::Tau tau;
+  std::vector<Psi> stages;
+  bool operator==(const LayerMapping&) const = default;
+};
+
+struct Design {
+  std::string name = "design";
+  std::string network_spec;  // zoo spec or path, as written in design.yaml
+  net::Network network;      // loaded from network_spec, shapes inferred
+  std::string device_spec;   // device name or path
+  Device device;
+  double clock_mhz = 200.0;
+  double budget = 0.9;  // fraction of the device the solver may use
+  net::Bits bits;
+  std::map<std::string, LayerMapping> layers;  // every conv2d and linear layer
+  std::int64_t fifo_depth = 4;                 // default stream FIFO depth, in beats
+  std::map<std::string, std::int64_t> fifo_depths;  // per-stream overrides (see Graph.h for names)
+
+  // The stage shapes of a conv/linear layer under its τ.
+  td::LayerGeometry geometry(const net::Layer& layer) const;
+  const LayerMapping& mapping(const std::string& layer) const;
+};
+
+// A design with every layer undecomposed and ψ = 1 everywhere.
+Design make_design(net::Network network, const std::string& network_spec, Device device,
+                   const std::string& device_spec);
+
+// Legal values, listing them in the error: p_in | in_ch, p_out | out_ch,
+// fine | kh·kw, one ψ per stage, a mapping for every conv/linear layer,
+// τ legal (td::check_tau), FIFO depths ≥ 1, clock and budget positive.
+void validate(const Design& d);
+
+// Divisors of n, ascending: the legal unroll factors.
+std::vector<std::int64_t> divisors(std::int64_t n);
+
+// The stage shapes of a linear layer (one 1x1 stage over C·H·W inputs).
+td::LayerGeometry linear_geometry(const net::Layer& layer);
+
+// design.yaml. `base_dir` resolves relative network/device paths.
+Design parse_design(const std::string& text, const std::string& source, const std::filesystem::path& base_dir);
+Design load_design(const std::filesystem::path& path);
+std::string to_yaml(const Design& d);
+void save_design(const Design& d, const std::filesystem::path& path);
+
+}  // namespace mixtd::arch

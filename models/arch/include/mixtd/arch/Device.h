@@ -1,0 +1,55 @@
+// FPGA devices (configs/devices/*.yaml) and resource vectors.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace mixtd::arch {
+
+struct Resources {
+  double dsp = 0, bram18 = 0, uram = 0, lut = 0, ff = 0;
+
+  Resources& operator+=(const Resources& o) {
+    dsp += o.dsp;
+    bram18 += o.bram18;
+    uram += o.uram;
+    lut += o.lut;
+    ff += o.ff;
+    return *this;
+  }
+  friend Resources operator+(Resources a, const Resources& b) { return a += b; }
+  Resources scaled(double f) const { return {dsp * f, bram18 * f, uram * f, lut * f, ff * f}; }
+  // Every component within `budget`.
+  bool fits(const Resources& budget) const {
+    return dsp <= budget.dsp && bram18 <= budget.bram18 && uram <= budget.uram && lut <= budget.lut &&
+           ff <= budget.ff;
+  }
+  // The largest used/available ratio over the components (0 for a zero budget
+  // component that is unused, infinity if used).
+  double max_utilisation(const Resources& budget) const;
+  // The name of the component with the largest ratio ("DSP", "BRAM18", ...).
+  std::string binding(const Resources& budget) const;
+};
+
+struct Device {
+  std::string name;
+  std::string part;
+  std::string family;  // yosys synth_xilinx -family
+  Resources capacity;
+  double clock_mhz = 200.0;
+  double host_words_per_cycle = 64.0;
+};
+
+// `spec` is a device name (looked up as <configs>/devices/<name>.yaml, where
+// <configs> is $MIXTD_CONFIGS or the source tree's configs/) or a path to a
+// .yaml. Throws mixtd::Error naming the file and the missing/bad field.
+Device load_device(const std::string& spec);
+Device parse_device(const std::string& yaml_text, const std::string& source);
+
+// The names of the devices in <configs>/devices.
+std::vector<std::string> device_names();
+
+std::filesystem::path configs_dir();
+
+}  // namespace mixtd::arch

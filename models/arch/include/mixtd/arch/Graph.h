@@ -1,0 +1,102 @@
+// The dataflow graph of a Design: modules (hardware blocks) and the streams
+// between them (SPEC "The accelerator").
+//
+// A Module stands for `count` identical parallel instances — the g1·g2
+// engines of a grouped layer share one Module per stage — so the graph of a
+// design with 512 chunks stays small for the analytical model; the SystemC
+// builder expands the instances.
+//
+// Per conv layer with τ = {t, g1, g2, r}:
+//   [regroup]  Split (1 → g2) | Merge (g → 1) | RoundRobin (g → g2, lcm(g, g2) FIFOs)
+//              when the incoming tensor's group count differs from g2
+//   Fork       ×g2, one input group to its g1 engines            (g1 > 1)
+//   Stage k    ×g1·g2, the chain of the engine's stages
+//   GroupAdd   ×g1, sums the g2 partials of an output group      (g2 > 1)
+// The layer's output stays as g1 group streams; the next layer regroups.
+// A ReLU fused into its producer has no module. Add, pooling, global pool,
+// host out take one stream (a Merge is inserted if needed).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mixtd/arch/Design.h"
+#include "mixtd/arch/Device.h"
+#include "mixtd/arch/Timing.h"
+
+namespace mixtd::arch {
+
+enum class ModuleKind {
+  HostIn,
+  HostOut,
+  Stage,
+  Split,
+  Fork,
+  GroupAdd,
+  Merge,
+  RoundRobin,
+  MaxPool,
+  AvgPool,
+  GlobalAvgPool,
+  EltwiseAdd,
+  ReLU,
+};
+
+std::string_view to_string(ModuleKind k);
+
+struct Module {
+  std::string name;   // "<layer>/stage0", "<layer>/split", "host_in", ...
+  ModuleKind kind = ModuleKind::Stage;
+  std::string layer;  // the network layer it implements ("" for host)
+  std::int64_t count = 1;
+
+  // Per instance:
+  std::int64_t ports_in = 1, ports_out = 1;
+  std::int64_t width_in = 1, width_out = 1;  // words per beat, per port
+  std::int64_t words_in = 0, words_out = 0;  // words per frame, per port
+  net::Shape in_shape, out_shape;            // tensor per port
+  bool relu = false;                          // fused ReLU (stages, group add, add)
+
+  // Stage only.
+  int stage_index = -1;
+  td::StageShape shape;
+  Psi psi;
+
+  // Pools only.
+  net::PoolAttrs pool;
+
+  // RoundRobin only: lcm(ports_in, ports_out) FIFOs.
+  std::int64_t fifos = 0;
+
+  Cycles cycles;        // one instance
+  Resources resources;  // one instance
+
+  std::vector<int> inputs;   // stream ids, in port order
+  std::vector<int> outputs;
+};
+
+struct Stream {
+  std::string name;  // "<from module>-><to module>"
+  int from = -1, to = -1;
+  std::int64_t count = 1;  // physical streams this logical one stands for
+  std::int64_t width = 1;  // words per beat (producer side)
+  std::int64_t words = 0;  // per frame, per physical stream
+  std::int64_t depth = 0;  // FIFO depth in beats
+  bool skip = false;       // the residual path into an EltwiseAdd
+  Resources resources;     // all `count` FIFOs
+};
+
+struct Graph {
+  std::vector<Module> modules;  // topological order
+  std::vector<Stream> streams;
+  int find(std::string_view module_name) const;  // -1 if absent
+};
+
+// Builds the graph with every module's cycles and resources; skip-FIFO depths
+// are sized so the residual never stalls the main path (unless overridden in
+// design.fifo_depths). The design must be valid (validate()).
+Graph build_graph(const Design& d);
+
+}  // namespace mixtd::arch

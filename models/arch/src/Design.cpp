@@ -1,0 +1,125 @@
+#include "mixtd/arch/Design.h"
+
+#include "mixtd/support/Error.h"
+
+namespace mixtd::arch {
+
+namespace {
+
+std::string list(const std::vector<std::int64_t>& v) {
+  std::vector<long long> l(v.begin(), v.end());
+  return join_ints(l);
+}
+
+bool is_mapped_kind(const net::Layer& l) {
+  return l.kind == net::LayerKind::Conv2d || l.kind == net::LayerKind::Linear;
+}
+
+}  // namespace
+
+std::vector<std::int64_t> divisors(std::int64_t n) {
+  std::vector<std::int64_t> d;
+  for (std::int64_t i = 1; i * i <= n; ++i)
+    if (n % i == 0) d.push_back(i);
+  for (std::size_t k = d.size(); k-- > 0;)
+    if (d[k] * d[k] != n) d.push_back(n / d[k]);
+  return d;
+}
+
+td::LayerGeometry linear_geometry(const net::Layer& l) {
+  td::LayerGeometry g;
+  const std::int64_t in = l.in_shape.numel(), out = l.linear.out_features;
+  g.n = g.chunk_out = out;
+  g.c = g.chunk_in = in;
+  g.bias = l.linear.bias;
+  td::StageShape s;
+  s.role = "fc";
+  s.in_ch = in;
+  s.out_ch = out;
+  s.in = {in, 1, 1};
+  s.out = {out, 1, 1};
+  g.stages.push_back(s);
+  return g;
+}
+
+td::LayerGeometry Design::geometry(const net::Layer& l) const {
+  if (l.kind == net::LayerKind::Linear) return linear_geometry(l);
+  return td::geometry(l, mapping(l.name).tau);
+}
+
+const LayerMapping& Design::mapping(const std::string& layer) const {
+  auto it = layers.find(layer);
+  require(it != layers.end(), "design '" + name + "': layer '" + layer + "' has no mapping (tau and stages)");
+  return it->second;
+}
+
+Design make_design(net::Network network, const std::string& network_spec, Device device,
+                   const std::string& device_spec) {
+  Design d;
+  d.name = network.name;
+  d.network_spec = network_spec;
+  d.network = std::move(network);
+  d.network.infer_shapes();
+  d.device_spec = device_spec;
+  d.device = std::move(device);
+  d.clock_mhz = d.device.clock_mhz;
+  for (const auto& l : d.network.layers) {
+    if (!is_mapped_kind(l)) continue;
+    LayerMapping m;
+    const auto g = l.kind == net::LayerKind::Linear ? linear_geometry(l) : td::geometry(l, m.tau);
+    m.stages.assign(g.stages.size(), Psi{});
+    d.layers[l.name] = m;
+  }
+  return d;
+}
+
+void validate(const Design& d) {
+  require(d.clock_mhz > 0, "design '" + d.name + "': clock_mhz must be positive, got " + std::to_string(d.clock_mhz));
+  require(d.budget > 0 && d.budget <= 1.0,
+          "design '" + d.name + "': budget must be in (0, 1], got " + std::to_string(d.budget));
+  require(d.fifo_depth >= 1, "design '" + d.name + "': fifo_depth must be at least 1 beat, got " +
+                                 std::to_string(d.fifo_depth));
+  for (const auto& [stream, depth] : d.fifo_depths)
+    require(depth >= 1, "design '" + d.name + "': FIFO '" + stream + "' has depth " + std::to_string(depth) +
+                            "; depths are at least 1 beat");
+  for (const auto& [name, m] : d.layers) {
+    const net::Layer* l = d.network.find(name);
+    require(l != nullptr, "design '" + d.name + "': layer '" + name + "' is not in network '" + d.network.name + "'");
+    require(is_mapped_kind(*l), "design '" + d.name + "': layer '" + name + "' is a " +
+                                    std::string(net::to_string(l->kind)) + "; only conv2d and linear layers are mapped");
+  }
+  for (const auto& l : d.network.layers) {
+    if (!is_mapped_kind(l)) continue;
+    const LayerMapping& m = d.mapping(l.name);
+    require(l.kind == net::LayerKind::Conv2d || !m.tau.decomposed(),
+            "layer '" + l.name + "': linear layers are not decomposed (tau must be none)");
+    const auto g = d.geometry(l);  // checks τ
+    require(m.stages.size() == g.stages.size(),
+            "layer '" + l.name + "': " + std::string(td::to_string(m.tau.type)) + " has " +
+                std::to_string(g.stages.size()) + " stage(s) but the design gives " + std::to_string(m.stages.size()) +
+                " ψ");
+    for (std::size_t k = 0; k < g.stages.size(); ++k) {
+      const auto& s = g.stages[k];
+      const Psi& p = m.stages[k];
+      const std::string where = "layer '" + l.name + "' stage " + std::to_string(k) + " (" + s.role + ")";
+      const std::int64_t in_unit = s.depthwise ? s.in_ch : s.in_per_group();
+      require(p.p_in >= 1 && in_unit % p.p_in == 0,
+              where + ": p_in = " + std::to_string(p.p_in) + " does not divide its " + std::to_string(in_unit) +
+                  " input channels; legal p_in: " + list(divisors(in_unit)));
+      if (s.depthwise) {
+        require(p.p_out == p.p_in, where + ": a depthwise stage has p_out = p_in (" + std::to_string(p.p_in) +
+                                       "), got p_out = " + std::to_string(p.p_out));
+      } else {
+        const std::int64_t out_unit = s.out_ch / s.groups;
+        require(p.p_out >= 1 && out_unit % p.p_out == 0,
+                where + ": p_out = " + std::to_string(p.p_out) + " does not divide its " + std::to_string(out_unit) +
+                    " output channels; legal p_out: " + list(divisors(out_unit)));
+      }
+      require(p.fine >= 1 && (s.kh * s.kw) % p.fine == 0,
+              where + ": fine = " + std::to_string(p.fine) + " does not divide the " + std::to_string(s.kh) + "x" +
+                  std::to_string(s.kw) + " kernel; legal fine: " + list(divisors(s.kh * s.kw)));
+    }
+  }
+}
+
+}  // namespace mixtd::arch

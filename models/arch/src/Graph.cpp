@@ -1,0 +1,404 @@
+#include "mixtd/arch/Graph.h"
+
+#include <map>
+#include <numeric>
+#include <set>
+
+#include "mixtd/arch/Resources.h"
+#include "mixtd/support/Error.h"
+
+namespace mixtd::arch {
+
+std::string_view to_string(ModuleKind k) {
+  switch (k) {
+    case ModuleKind::HostIn: return "host_in";
+    case ModuleKind::HostOut: return "host_out";
+    case ModuleKind::Stage: return "stage";
+    case ModuleKind::Split: return "split";
+    case ModuleKind::Fork: return "fork";
+    case ModuleKind::GroupAdd: return "group_add";
+    case ModuleKind::Merge: return "merge";
+    case ModuleKind::RoundRobin: return "round_robin";
+    case ModuleKind::MaxPool: return "maxpool";
+    case ModuleKind::AvgPool: return "avgpool";
+    case ModuleKind::GlobalAvgPool: return "global_avgpool";
+    case ModuleKind::EltwiseAdd: return "eltwise_add";
+    case ModuleKind::ReLU: return "relu";
+  }
+  return "?";
+}
+
+int Graph::find(std::string_view n) const {
+  for (std::size_t i = 0; i < modules.size(); ++i)
+    if (modules[i].name == n) return static_cast<int>(i);
+  return -1;
+}
+
+namespace {
+
+// Where a tensor is available: `groups` streams, each `width` words per beat
+// and carrying shape.c / groups channels (strided), produced by `module`.
+struct Port {
+  int module = -1;
+  std::int64_t groups = 1;
+  std::int64_t width = 1;
+  net::Shape shape;
+};
+
+std::int64_t largest_divisor_at_most(std::int64_t n, std::int64_t cap) {
+  for (std::int64_t d = std::min(n, cap); d >= 1; --d)
+    if (n % d == 0) return d;
+  return 1;
+}
+
+class Builder {
+ public:
+  explicit Builder(const Design& d) : d_(d) {}
+
+  Graph build() {
+    const net::Network& net = d_.network;
+    find_fused_relus();
+    Port in = host_in();
+    ports_[net.input_name] = in;
+    for (const auto& l : net.layers) {
+      if (fused_.count(l.name)) {
+        ports_[l.name] = ports_.at(l.inputs[0]);
+        continue;
+      }
+      switch (l.kind) {
+        case net::LayerKind::Conv2d:
+        case net::LayerKind::Linear:
+          ports_[l.name] = conv_layer(l);
+          break;
+        case net::LayerKind::Add:
+          ports_[l.name] = add_layer(l);
+          break;
+        case net::LayerKind::MaxPool:
+        case net::LayerKind::AvgPool:
+          ports_[l.name] = pool_layer(l);
+          break;
+        case net::LayerKind::GlobalAvgPool:
+          ports_[l.name] = gap_layer(l);
+          break;
+        case net::LayerKind::ReLU:
+          ports_[l.name] = relu_layer(l);
+          break;
+        case net::LayerKind::Flatten: {
+          Port p = ports_.at(l.inputs[0]);
+          p.shape = l.out_shape;
+          ports_[l.name] = p;
+          break;
+        }
+        case net::LayerKind::BatchNorm:
+          throw Error("layer '" + l.name + "': BatchNorm must be folded into its conv before mapping");
+      }
+    }
+    host_out(ports_.at(net.outputs().at(0)));
+    size_skip_fifos();
+    for (auto& s : g_.streams) {
+      if (auto it = d_.fifo_depths.find(s.name); it != d_.fifo_depths.end()) s.depth = it->second;
+      s.resources = fifo_resources(s.depth, s.width, d_.bits).scaled(static_cast<double>(s.count));
+    }
+    return std::move(g_);
+  }
+
+ private:
+  // ReLUs whose producer (conv, linear, add) feeds only them: fused.
+  void find_fused_relus() {
+    const auto& net = d_.network;
+    for (const auto& l : net.layers) {
+      if (l.kind != net::LayerKind::ReLU) continue;
+      const net::Layer* p = net.find(l.inputs[0]);
+      if (!p) continue;
+      const bool fusable = p->kind == net::LayerKind::Conv2d || p->kind == net::LayerKind::Linear ||
+                           p->kind == net::LayerKind::Add;
+      if (fusable && net.consumers(p->name).size() == 1) {
+        fused_.insert(l.name);
+        relu_of_.insert(p->name);
+      }
+    }
+  }
+
+  int add_module(Module m) {
+    g_.modules.push_back(std::move(m));
+    return static_cast<int>(g_.modules.size()) - 1;
+  }
+
+  void connect(int from, int to, std::int64_t count, std::int64_t width, std::int64_t words) {
+    Stream s;
+    s.name = g_.modules[static_cast<std::size_t>(from)].name + "->" + g_.modules[static_cast<std::size_t>(to)].name;
+    s.from = from;
+    s.to = to;
+    s.count = count;
+    s.width = width;
+    s.words = words;
+    s.depth = d_.fifo_depth;
+    g_.streams.push_back(s);
+    const int id = static_cast<int>(g_.streams.size()) - 1;
+    g_.modules[static_cast<std::size_t>(from)].outputs.push_back(id);
+    g_.modules[static_cast<std::size_t>(to)].inputs.push_back(id);
+  }
+
+  Port host_in() {
+    const net::Shape s = d_.network.input_shape;
+    Module m;
+    m.name = "host_in";
+    m.kind = ModuleKind::HostIn;
+    m.width_out = largest_divisor_at_most(s.c, static_cast<std::int64_t>(d_.device.host_words_per_cycle));
+    m.words_out = s.numel();
+    m.out_shape = s;
+    m.cycles = stream_cycles(0, 1, s.numel(), m.width_out);
+    m.resources = stream_block_resources(m.width_out, 1, d_.bits);
+    return {add_module(m), 1, m.width_out, s};
+  }
+
+  void host_out(Port p) {
+    p = regroup(p, 1, "host_out");
+    Module m;
+    m.name = "host_out";
+    m.kind = ModuleKind::HostOut;
+    m.width_in = p.width;
+    m.words_in = p.shape.numel();
+    m.in_shape = p.shape;
+    const auto bw = largest_divisor_at_most(p.width, static_cast<std::int64_t>(d_.device.host_words_per_cycle));
+    m.cycles = stream_cycles(p.shape.numel(), bw, 0, 1);
+    m.resources = stream_block_resources(p.width, 1, d_.bits);
+    const int id = add_module(m);
+    connect(p.module, id, 1, p.width, p.shape.numel());
+  }
+
+  // Brings a tensor from p.groups streams to `to` streams (strided groups).
+  Port regroup(const Port& p, std::int64_t to, const std::string& layer) {
+    if (p.groups == to) return p;
+    Module m;
+    m.layer = layer;
+    m.ports_in = p.groups;
+    m.ports_out = to;
+    m.width_in = p.width;
+    m.words_in = p.shape.numel() / p.groups;
+    m.words_out = p.shape.numel() / to;
+    m.in_shape = {p.shape.c / p.groups, p.shape.h, p.shape.w};
+    m.out_shape = {p.shape.c / to, p.shape.h, p.shape.w};
+    const std::int64_t aggregate = p.width * p.groups;
+    m.width_out = std::max<std::int64_t>(1, aggregate / to);
+    if (m.out_shape.c % m.width_out != 0) m.width_out = std::gcd(m.width_out, m.out_shape.c);
+    if (p.groups == 1) {
+      m.kind = ModuleKind::Split;
+      m.name = layer + "/split";
+    } else if (to == 1) {
+      m.kind = ModuleKind::Merge;
+      m.name = layer + "/merge";
+    } else {
+      m.kind = ModuleKind::RoundRobin;
+      m.name = layer + "/regroup";
+      m.fifos = std::lcm(p.groups, to);
+    }
+    // All ports move in parallel: cycles are per-port words over per-port width.
+    m.cycles = stream_cycles(m.words_in, m.width_in, m.words_out, m.width_out);
+    m.resources = stream_block_resources(std::max(m.width_in, m.width_out), m.ports_in + m.ports_out, d_.bits);
+    if (m.kind == ModuleKind::RoundRobin)  // the lcm FIFOs of the array
+      m.resources += fifo_resources(d_.fifo_depth, 1, d_.bits).scaled(static_cast<double>(m.fifos));
+    const int id = add_module(m);
+    connect(p.module, id, p.groups, p.width, m.words_in);
+    return {id, to, m.width_out, p.shape};
+  }
+
+  Port conv_layer(const net::Layer& l) {
+    const LayerMapping& map = d_.mapping(l.name);
+    const td::LayerGeometry geo = d_.geometry(l);
+    const std::int64_t g1 = geo.tau.g1, g2 = geo.tau.g2;
+    Port in = ports_.at(l.inputs[0]);
+    if (l.kind == net::LayerKind::Linear) in.shape = {in.shape.numel(), 1, 1};
+    in = regroup(in, g2, l.name);
+    int prev = in.module;
+    std::int64_t prev_width = in.width;
+    std::int64_t prev_words = in.shape.numel() / g2;
+    if (g1 > 1) {
+      Module f;
+      f.name = l.name + "/fork";
+      f.kind = ModuleKind::Fork;
+      f.layer = l.name;
+      f.count = g2;
+      f.ports_out = g1;
+      f.width_in = f.width_out = prev_width;
+      f.words_in = f.words_out = prev_words;
+      f.in_shape = f.out_shape = geo.stages[0].in;
+      f.cycles = stream_cycles(prev_words, prev_width, prev_words, prev_width);
+      f.resources = stream_block_resources(prev_width, 1 + g1, d_.bits);
+      const int id = add_module(f);
+      connect(prev, id, g2, prev_width, prev_words);
+      prev = id;
+    }
+    const bool relu = relu_of_.count(l.name) > 0;
+    const bool allow_uram = d_.device.capacity.uram > 0;
+    for (std::size_t k = 0; k < geo.stages.size(); ++k) {
+      const auto& s = geo.stages[k];
+      Module m;
+      m.name = l.name + "/stage" + std::to_string(k);
+      m.kind = ModuleKind::Stage;
+      m.layer = l.name;
+      m.count = g1 * g2;
+      m.stage_index = static_cast<int>(k);
+      m.shape = s;
+      m.psi = map.stages[k];
+      m.width_in = m.psi.p_in;
+      m.width_out = s.depthwise ? m.psi.p_in : m.psi.p_out;
+      m.words_in = s.in.numel();
+      m.words_out = s.out.numel();
+      m.in_shape = s.in;
+      m.out_shape = s.out;
+      m.relu = relu && g2 == 1 && k + 1 == geo.stages.size();
+      m.cycles = stage_cycles(s, m.psi);
+      m.resources = stage_resources(s, m.psi, d_.bits, allow_uram).total;
+      const int id = add_module(m);
+      connect(prev, id, g1 * g2, prev_width, prev_words);
+      prev = id;
+      prev_width = m.width_out;
+      prev_words = m.words_out;
+    }
+    if (g2 > 1) {
+      Module a;
+      a.name = l.name + "/group_add";
+      a.kind = ModuleKind::GroupAdd;
+      a.layer = l.name;
+      a.count = g1;
+      a.ports_in = g2;
+      a.width_in = a.width_out = prev_width;
+      a.words_in = a.words_out = prev_words;
+      a.in_shape = a.out_shape = geo.stages.back().out;
+      a.relu = relu;
+      a.cycles = stream_cycles(prev_words, prev_width, prev_words, prev_width);
+      a.cycles.fill += kRequantPipeline;
+      a.resources = stream_block_resources(prev_width, g2 + 1, d_.bits);
+      a.resources.lut += 40.0 * static_cast<double>(prev_width * g2);  // adder tree + requantiser
+      const int id = add_module(a);
+      connect(prev, id, g1 * g2, prev_width, prev_words);
+      prev = id;
+    }
+    return {prev, g1, prev_width, l.out_shape};
+  }
+
+  Port add_layer(const net::Layer& l) {
+    Module m;
+    m.name = l.name;
+    m.kind = ModuleKind::EltwiseAdd;
+    m.layer = l.name;
+    m.ports_in = static_cast<std::int64_t>(l.inputs.size());
+    m.words_in = m.words_out = l.out_shape.numel();
+    m.in_shape = m.out_shape = l.out_shape;
+    m.relu = relu_of_.count(l.name) > 0;
+    std::vector<Port> ins;
+    for (const auto& i : l.inputs) ins.push_back(regroup(ports_.at(i), 1, l.name + "/" + i));
+    std::int64_t in_cycles = 0;
+    for (const auto& p : ins) {
+      m.width_in = std::max(m.width_in, p.width);
+      in_cycles = std::max(in_cycles, ceil_div(m.words_in, p.width));
+    }
+    m.width_out = m.width_in;
+    m.cycles = stream_cycles(m.words_in, m.width_in, m.words_out, m.width_out);
+    m.cycles.in = in_cycles;
+    m.cycles.fill += kRequantPipeline;
+    m.resources = stream_block_resources(m.width_in, m.ports_in + 1, d_.bits);
+    const int id = add_module(m);
+    for (const auto& p : ins) connect(p.module, id, 1, p.width, m.words_in);
+    return {id, 1, m.width_out, l.out_shape};
+  }
+
+  Port pool_layer(const net::Layer& l) {
+    const Port in = regroup(ports_.at(l.inputs[0]), 1, l.name);
+    Module m;
+    m.name = l.name;
+    m.kind = l.kind == net::LayerKind::MaxPool ? ModuleKind::MaxPool : ModuleKind::AvgPool;
+    m.layer = l.name;
+    m.pool = l.pool;
+    m.width_in = m.width_out = in.width;
+    m.words_in = l.in_shape.numel();
+    m.words_out = l.out_shape.numel();
+    m.in_shape = l.in_shape;
+    m.out_shape = l.out_shape;
+    m.cycles = pool_cycles(l.in_shape, l.out_shape, l.pool.kh, l.pool.kw, l.pool.ph, l.pool.pw, in.width);
+    m.resources = pool_resources(l.in_shape, l.pool.kh, l.pool.kw, l.pool.pw, in.width, d_.bits);
+    const int id = add_module(m);
+    connect(in.module, id, 1, in.width, m.words_in);
+    return {id, 1, in.width, l.out_shape};
+  }
+
+  Port gap_layer(const net::Layer& l) {
+    const Port in = regroup(ports_.at(l.inputs[0]), 1, l.name);
+    Module m;
+    m.name = l.name;
+    m.kind = ModuleKind::GlobalAvgPool;
+    m.layer = l.name;
+    m.width_in = m.width_out = in.width;
+    m.words_in = l.in_shape.numel();
+    m.words_out = l.out_shape.numel();
+    m.in_shape = l.in_shape;
+    m.out_shape = l.out_shape;
+    m.cycles = global_pool_cycles(l.in_shape, in.width);
+    m.resources = stream_block_resources(in.width, 2, d_.bits);
+    m.resources.ff += 32.0 * static_cast<double>(l.in_shape.c);  // one accumulator per channel
+    const int id = add_module(m);
+    connect(in.module, id, 1, in.width, m.words_in);
+    return {id, 1, in.width, l.out_shape};
+  }
+
+  Port relu_layer(const net::Layer& l) {
+    const Port in = regroup(ports_.at(l.inputs[0]), 1, l.name);
+    Module m;
+    m.name = l.name;
+    m.kind = ModuleKind::ReLU;
+    m.layer = l.name;
+    m.width_in = m.width_out = in.width;
+    m.words_in = m.words_out = l.in_shape.numel();
+    m.in_shape = m.out_shape = l.in_shape;
+    m.cycles = stream_cycles(m.words_in, in.width, m.words_out, in.width);
+    m.resources = stream_block_resources(in.width, 2, d_.bits);
+    const int id = add_module(m);
+    connect(in.module, id, 1, in.width, m.words_in);
+    return {id, 1, in.width, l.out_shape};
+  }
+
+  // Fill (first-in to first-out) at each module's output along the longest path.
+  std::vector<std::int64_t> output_fill() const {
+    std::vector<std::int64_t> fill(g_.modules.size(), 0);
+    for (std::size_t i = 0; i < g_.modules.size(); ++i) {
+      std::int64_t start = 0;
+      for (int s : g_.modules[i].inputs) start = std::max(start, fill[static_cast<std::size_t>(g_.streams[static_cast<std::size_t>(s)].from)]);
+      fill[i] = start + g_.modules[i].cycles.fill;
+    }
+    return fill;
+  }
+
+  // The input of an Add that arrives earlier is the residual (skip) path; its
+  // FIFO must absorb what its producer emits while the main path fills.
+  void size_skip_fifos() {
+    const auto fill = output_fill();
+    for (auto& m : g_.modules) {
+      if (m.kind != ModuleKind::EltwiseAdd || m.inputs.size() < 2) continue;
+      std::int64_t latest = 0;
+      for (int s : m.inputs) latest = std::max(latest, fill[static_cast<std::size_t>(g_.streams[static_cast<std::size_t>(s)].from)]);
+      for (int s : m.inputs) {
+        Stream& st = g_.streams[static_cast<std::size_t>(s)];
+        const auto& producer = g_.modules[static_cast<std::size_t>(st.from)];
+        const std::int64_t gap = latest - fill[static_cast<std::size_t>(st.from)];
+        if (gap <= 0) continue;
+        st.skip = true;
+        const std::int64_t beats = ceil_div(st.words, st.width);
+        const std::int64_t rate_interval = std::max<std::int64_t>(1, producer.cycles.interval());
+        const std::int64_t need = ceil_div(gap * beats, rate_interval);
+        st.depth = std::min(beats, need) + d_.fifo_depth;
+      }
+    }
+  }
+
+  const Design& d_;
+  Graph g_;
+  std::map<std::string, Port> ports_;
+  std::set<std::string> fused_, relu_of_;
+};
+
+}  // namespace
+
+Graph build_graph(const Design& d) { return Builder(d).build(); }
+
+}  // namespace mixtd::arch

@@ -1,0 +1,130 @@
+#include "mixtd/arch/Resources.h"
+
+#include <algorithm>
+#include <array>
+#include <utility>
+
+#include "mixtd/arch/Timing.h"
+
+namespace mixtd::arch {
+
+namespace {
+
+constexpr std::array<std::pair<std::int64_t, std::int64_t>, 6> kBram18{{
+    {16384, 1}, {8192, 2}, {4096, 4}, {2048, 9}, {1024, 18}, {512, 36}}};
+
+Resources lutram(std::int64_t bits) {
+  Resources r;
+  r.lut = static_cast<double>(ceil_div(bits, 64));
+  return r;
+}
+
+}  // namespace
+
+std::int64_t bram18_for(std::int64_t depth, std::int64_t width) {
+  if (depth <= 0 || width <= 0) return 0;
+  std::int64_t best = -1;
+  for (const auto& [d, w] : kBram18) {
+    const std::int64_t n = ceil_div(depth, d) * ceil_div(width, w);
+    if (best < 0 || n < best) best = n;
+  }
+  return best;
+}
+
+std::int64_t uram_for(std::int64_t depth, std::int64_t width) {
+  if (depth <= 0 || width <= 0) return 0;
+  if (width < 72) {
+    // URAM has one fixed 72-bit aspect: narrower words are packed, k to a
+    // row (a 72-bit read serves the next k reads of a narrow port).
+    const std::int64_t k = 72 / width;
+    return ceil_div(ceil_div(depth, k), 4096);
+  }
+  return ceil_div(depth, 4096) * ceil_div(width, 72);
+}
+
+Memory place_memory(std::int64_t depth, std::int64_t width, bool allow_uram) {
+  Memory m;
+  m.depth = depth;
+  m.width_bits = width;
+  const std::int64_t bits = depth * width;
+  if (bits == 0) return m;
+  if (depth <= 2) {  // a register or two per word
+    m.kind = MemoryKind::Registers;
+    m.cost.ff = static_cast<double>(bits);
+    return m;
+  }
+  if (bits <= kLutramMaxBits) {
+    m.kind = MemoryKind::Lutram;
+    m.cost = lutram(bits);
+    return m;
+  }
+  const std::int64_t b = bram18_for(depth, width);
+  const std::int64_t u = allow_uram ? uram_for(depth, width) : 0;
+  if (allow_uram && u * 16 < b) {
+    m.kind = MemoryKind::Uram;
+    m.cost.uram = static_cast<double>(u);
+  } else {
+    m.kind = MemoryKind::Bram;
+    m.cost.bram18 = static_cast<double>(b);
+  }
+  return m;
+}
+
+std::int64_t dsps_for(std::int64_t multipliers, const net::Bits& bits) {
+  return bits.weight <= 8 && bits.activation <= 8 ? ceil_div(multipliers, 2) : multipliers;
+}
+
+StageResources stage_resources(const td::StageShape& s, const Psi& psi, const net::Bits& bits, bool allow_uram) {
+  StageResources r;
+  const std::int64_t mults = stage_multipliers(s, psi);
+  // Weights: every multiplier reads its own weight each cycle; all banks
+  // share one address, so they form one memory of banks x bits width.
+  const std::int64_t depth = ceil_div(s.weight_count(), mults);
+  r.weights = place_memory(depth, mults * bits.weight, allow_uram);
+  // Line buffers: p_in buffers, each (kh − 1) lines of (W + 2pw)·C/p_in words.
+  if (s.kh > 1) {
+    const std::int64_t line = (s.in.w + 2 * s.pw) * ceil_div(s.in_ch, psi.p_in);
+    const Memory one = place_memory(line, (s.kh - 1) * bits.activation, false);
+    r.line_buffer = one;
+    r.line_buffer.cost = one.cost.scaled(static_cast<double>(psi.p_in));
+  } else if (s.kw > 1) {  // a 1 x k window: (kw − 1) pixels of registers
+    r.line_buffer.kind = MemoryKind::Registers;
+    r.line_buffer.cost.ff = static_cast<double>((s.kw - 1) * s.in_ch * bits.activation);
+  }
+  r.total = r.weights.cost + r.line_buffer.cost;
+  r.total.dsp += static_cast<double>(dsps_for(mults, bits));
+  // Control, adder trees, accumulators (32-bit) and requantisers.
+  const auto p_out = static_cast<double>(s.depthwise ? psi.p_in : psi.p_out);
+  r.total.lut += 180.0 + 12.0 * static_cast<double>(mults) + 45.0 * p_out + 8.0 * static_cast<double>(psi.p_in);
+  r.total.ff += 250.0 + 16.0 * static_cast<double>(mults) + 70.0 * p_out + 8.0 * static_cast<double>(psi.p_in);
+  return r;
+}
+
+Resources fifo_resources(std::int64_t depth, std::int64_t width, const net::Bits& bits) {
+  const Memory m = place_memory(depth, width * bits.activation, false);
+  Resources r = m.cost;
+  r.lut += 20;
+  r.ff += 30;
+  return r;
+}
+
+Resources stream_block_resources(std::int64_t width, std::int64_t ports, const net::Bits& bits) {
+  Resources r;
+  r.lut = 30.0 + 2.0 * static_cast<double>(width * ports * bits.activation);
+  r.ff = 30.0 + 1.0 * static_cast<double>(width * ports * bits.activation);
+  return r;
+}
+
+Resources pool_resources(const net::Shape& in, std::int64_t kh, std::int64_t kw, std::int64_t pw, std::int64_t p,
+                         const net::Bits& bits) {
+  Resources r;
+  if (kh > 1) {
+    const Memory m = place_memory((in.w + 2 * pw) * ceil_div(in.c, p), (kh - 1) * bits.activation, false);
+    r = m.cost.scaled(static_cast<double>(p));
+  }
+  r.lut += 60.0 + 10.0 * static_cast<double>(p * kw * kh);
+  r.ff += 60.0 + 12.0 * static_cast<double>(p * kw * kh);
+  return r;
+}
+
+}  // namespace mixtd::arch

@@ -1,0 +1,49 @@
+// The unroll-factor solver (SPEC "The search", solver part): given τ for
+// every layer, choose ψ = {p_in, p_out, fine} for every stage to maximise
+// FPS under the resource budget. Legal values only (divisors).
+//
+//   solve()   fast default: bottleneck balancing — raise the slowest
+//             module's parallelism to its next legal value while the budget
+//             allows — then a local repair/refinement pass.
+//   anneal()  slow reference: simulated annealing over ψ, seeded, used to
+//             measure the default against.
+#pragma once
+
+#include <cstdint>
+
+#include "mixtd/arch/Analytical.h"
+#include "mixtd/arch/Design.h"
+
+namespace mixtd::search {
+
+enum class Objective {
+  Latency,     // maximise FPS at batch 1 (f / latency(1))
+  Throughput,  // maximise peak FPS (f / interval)
+};
+
+struct SolverOptions {
+  Objective objective = Objective::Latency;
+  double budget = -1;  // fraction of the device; < 0: the design's own
+};
+
+struct SolveResult {
+  arch::Design design;  // the input design with ψ (and budget) replaced
+  arch::Report report;  // analyse(design)
+  std::int64_t evaluations = 0;
+  double seconds = 0;
+};
+
+// Throws mixtd::Error if even ψ = 1 everywhere exceeds the budget, saying
+// which resource and what the minimum would be.
+SolveResult solve(const arch::Design& design, const SolverOptions& options = {});
+
+struct AnnealOptions {
+  std::uint64_t seed = 0;
+  std::int64_t moves = 20000;
+  double t_start = 0.05;  // relative objective change accepted with probability 1/e at the start
+  double t_end = 1e-4;
+};
+
+SolveResult anneal(const arch::Design& design, const SolverOptions& options = {}, const AnnealOptions& anneal = {});
+
+}  // namespace mixtd::search

@@ -1,0 +1,1 @@
+#include "mixtd/search/Solver.h"

@@ -1,0 +1,124 @@
+// design.yaml round trip, legal values and errors; devices.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "mixtd/arch/Design.h"
+#include "mixtd/net/Zoo.h"
+#include "mixtd/support/AtomicFile.h"
+#include "mixtd/support/Error.h"
+
+using namespace mixtd::arch;
+using mixtd::td::Tau;
+using mixtd::td::TdType;
+using testing::HasSubstr;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path scratch(const std::string& n) {
+  fs::path d = fs::temp_directory_path() / ("mixtd_arch_" + std::to_string(::getpid()));
+  fs::create_directories(d);
+  return d / n;
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_design(text, "bad.yaml", ".");
+  } catch (const mixtd::Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(Design, Divisors) {
+  EXPECT_EQ(divisors(12), (std::vector<std::int64_t>{1, 2, 3, 4, 6, 12}));
+  EXPECT_EQ(divisors(9), (std::vector<std::int64_t>{1, 3, 9}));
+  EXPECT_EQ(divisors(1), (std::vector<std::int64_t>{1}));
+}
+
+TEST(Design, YamlRoundTrip) {
+  Design d = make_design(mixtd::net::build_zoo("tiny:width=2"), "tiny:width=2", load_device("zcu102"), "zcu102");
+  d.name = "rt";
+  d.budget = 0.8;
+  d.clock_mhz = 250;
+  d.fifo_depth = 8;
+  d.fifo_depths["conv1/stage0->add1"] = 300;
+  d.layers["conv2"] = LayerMapping{Tau{TdType::SvdFilter, 2, 4, 8}, {Psi{1, 2, 3}, Psi{2, 8, 1}}};
+  d.layers["conv4"] = LayerMapping{Tau{TdType::Cpd, 1, 1, 12}, {Psi{2, 4, 1}, Psi{4, 4, 3}, Psi{2, 2, 1}, Psi{4, 8, 1}}};
+  d.layers["fc"].stages[0] = Psi{8, 5, 1};
+  validate(d);
+  const fs::path p = scratch("d.yaml");
+  save_design(d, p);
+  const Design back = load_design(p);
+  EXPECT_EQ(back.name, "rt");
+  EXPECT_EQ(back.network_spec, "tiny:width=2");
+  EXPECT_EQ(back.device.name, "zcu102");
+  EXPECT_EQ(back.budget, 0.8);
+  EXPECT_EQ(back.clock_mhz, 250);
+  EXPECT_EQ(back.fifo_depth, 8);
+  EXPECT_EQ(back.fifo_depths, d.fifo_depths);
+  EXPECT_EQ(back.layers, d.layers);
+  EXPECT_EQ(to_yaml(back), to_yaml(d));  // deterministic text
+}
+
+const char* kHead = "network: tiny\ndevice: zcu102\n";
+
+TEST(DesignErrors, IllegalPListsLegalValues) {
+  const std::string e = error_of(std::string(kHead) + "layers:\n  conv2: {tau: none, stages: [[3, 1, 1]]}\n");
+  EXPECT_THAT(e, HasSubstr("bad.yaml:4:"));
+  EXPECT_THAT(e, HasSubstr("layer 'conv2' stage 0 (conv): p_in = 3 does not divide its 8 input channels"));
+  EXPECT_THAT(e, HasSubstr("legal p_in: 1, 2, 4, 8"));
+  EXPECT_THAT(error_of(std::string(kHead) + "layers:\n  conv2: {tau: none, stages: [[1, 1, 2]]}\n"),
+              HasSubstr("legal fine: 1, 3, 9"));
+}
+
+TEST(DesignErrors, WrongStageCount) {
+  EXPECT_THAT(error_of(std::string(kHead) +
+                       "layers:\n  conv2: {tau: {type: cpd, rank: 4}, stages: [[1, 1, 1], [1, 1, 1]]}\n"),
+              HasSubstr("cpd has 4 stage(s), got 2"));
+}
+
+TEST(DesignErrors, BadTauAndUnknownLayer) {
+  EXPECT_THAT(error_of(std::string(kHead) + "layers:\n  conv2: {tau: {type: svd-filter, g1: 3, rank: 2}}\n"),
+              HasSubstr("legal g1: 1, 2, 4, 8"));
+  EXPECT_THAT(error_of(std::string(kHead) + "layers:\n  conv9: {tau: none}\n"), HasSubstr("no such layer"));
+  EXPECT_THAT(error_of(std::string(kHead) + "layers:\n  relu1: {tau: none}\n"), HasSubstr("only conv2d and linear"));
+  EXPECT_THAT(error_of(std::string(kHead) + "layers:\n  conv2: {tau: {type: tucker}}\n"),
+              HasSubstr("unknown tau.type 'tucker'"));
+}
+
+TEST(DesignErrors, FifoDepthZero) {
+  EXPECT_THAT(error_of(std::string(kHead) + "fifo_depth: 0\n"), HasSubstr("fifo_depth must be at least 1"));
+  EXPECT_THAT(error_of(std::string(kHead) + "fifo_depths: {a->b: 0}\n"), HasSubstr("FIFO 'a->b' has depth 0"));
+}
+
+TEST(DesignErrors, MissingFieldsAndUnknownKeys) {
+  EXPECT_THAT(error_of("device: u250\n"), HasSubstr("missing 'network'"));
+  EXPECT_THAT(error_of("network: tiny\n"), HasSubstr("missing 'device'"));
+  EXPECT_THAT(error_of(std::string(kHead) + "clok_mhz: 3\n"), HasSubstr("unknown key 'clok_mhz'"));
+  EXPECT_THAT(error_of("network: tiny\ndevice: u251\n"), HasSubstr("unknown device 'u251'"));
+  EXPECT_THAT(error_of(std::string(kHead) + "budget: 1.5\n"), HasSubstr("budget must be in (0, 1]"));
+}
+
+TEST(Device, FilesLoadAndMissingFieldsAreNamed) {
+  const Device u = load_device("u250");
+  EXPECT_EQ(u.capacity.dsp, 12288);
+  EXPECT_EQ(u.capacity.bram18, 5376);
+  EXPECT_EQ(u.capacity.uram, 1280);
+  EXPECT_EQ(u.capacity.lut, 1728000);
+  EXPECT_EQ(u.capacity.ff, 3456000);
+  EXPECT_EQ(u.clock_mhz, 200);
+  EXPECT_EQ(load_device("zc706").capacity.dsp, 900);
+  try {
+    parse_device("name: x\nresources: {dsp: 1, bram18: 1, uram: 0, lut: 1}\nclock_mhz: 100\n", "x.yaml");
+    FAIL();
+  } catch (const mixtd::Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("x.yaml:2: device file is missing 'resources.ff'"));
+  }
+  EXPECT_THAT([] { parse_device("name: x\nresources: {dsp: a, bram18: 1, uram: 0, lut: 1, ff: 1}\nclock_mhz: 1\n", "x.yaml"); },
+              testing::ThrowsMessage<mixtd::Error>(HasSubstr("'resources.dsp' must be a number")));
+}
+
+}  // namespace

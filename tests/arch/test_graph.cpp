@@ -1,0 +1,146 @@
+// The dataflow graph and the analytical model on small designs: SVD and CPD
+// engines, a grouped layer with regrouping, a residual block.
+#include <gtest/gtest.h>
+
+#include "mixtd/arch/Analytical.h"
+#include "mixtd/net/Zoo.h"
+#include "mixtd/support/Error.h"
+
+using namespace mixtd::arch;
+using mixtd::td::Tau;
+using mixtd::td::TdType;
+
+namespace {
+
+Design tiny_design(const std::string& spec = "tiny:width=2") {
+  return make_design(mixtd::net::build_zoo(spec), spec, load_device("zcu102"), "zcu102");
+}
+
+const Module& module(const Report& r, const std::string& name) {
+  const int i = r.graph.find(name);
+  EXPECT_GE(i, 0) << name;
+  return r.graph.modules.at(static_cast<std::size_t>(i));
+}
+
+TEST(Graph, UndecomposedTinyHasOneStagePerConvAndFusedRelus) {
+  const Report r = analyse(tiny_design());
+  int stages = 0;
+  for (const auto& m : r.graph.modules) {
+    stages += m.kind == ModuleKind::Stage;
+    EXPECT_NE(m.kind, ModuleKind::ReLU) << m.name;  // all fused
+  }
+  EXPECT_EQ(stages, 6);  // 5 convs + fc
+  EXPECT_TRUE(module(r, "conv1/stage0").relu);
+  EXPECT_FALSE(module(r, "conv3/stage0").relu);
+  EXPECT_TRUE(module(r, "add1").relu);
+  // Interval is the largest module interval; latency = fill + B * interval.
+  std::int64_t worst = 0;
+  for (const auto& m : r.graph.modules) worst = std::max(worst, m.cycles.interval());
+  EXPECT_EQ(r.interval, worst);
+  EXPECT_EQ(r.latency_cycles(4), r.fill_cycles + 4 * r.interval);
+  EXPECT_NEAR(r.fps_peak(), 200e6 / static_cast<double>(r.interval), 1e-6);
+}
+
+TEST(Graph, SvdEngineIsTwoStagesInAChain) {
+  Design d = tiny_design();
+  d.layers["conv2"] = LayerMapping{Tau{TdType::SvdFilter, 1, 1, 8}, {Psi{4, 2, 3}, Psi{2, 4, 1}}};
+  const Report r = analyse(d);
+  const Module& s0 = module(r, "conv2/stage0");
+  const Module& s1 = module(r, "conv2/stage1");
+  EXPECT_EQ(s0.shape.out_ch, 8);
+  EXPECT_EQ(s1.shape.in_ch, 8);
+  EXPECT_EQ(s1.shape.kh, 1);
+  // stage0: 16x16 pixels, C=16 -> r=8 with (4, 2, 3): 256 * 4 * 4 * 3.
+  EXPECT_EQ(s0.cycles.compute, 256 * 4 * 4 * 3);
+  // stage1: 1x1, 8 -> 16 with (2, 4, 1): 256 * 4 * 4.
+  EXPECT_EQ(s1.cycles.compute, 256 * 4 * 4);
+  ASSERT_EQ(s1.inputs.size(), 1u);
+  EXPECT_EQ(r.graph.streams[static_cast<std::size_t>(s1.inputs[0])].from, r.graph.find("conv2/stage0"));
+}
+
+TEST(Graph, CpdEngineIsFourStagesWithDepthwiseMiddle) {
+  Design d = tiny_design();
+  d.layers["conv4"] = LayerMapping{Tau{TdType::Cpd, 1, 1, 12}, {Psi{2, 4, 1}, Psi{4, 4, 3}, Psi{4, 4, 1}, Psi{4, 4, 1}}};
+  const Report r = analyse(d);
+  EXPECT_TRUE(module(r, "conv4/stage1").shape.depthwise);
+  EXPECT_TRUE(module(r, "conv4/stage2").shape.depthwise);
+  EXPECT_EQ(module(r, "conv4/stage1").shape.sh, 2);  // stride on the vertical stage
+  EXPECT_EQ(module(r, "conv4/stage2").shape.sw, 2);
+  EXPECT_EQ(module(r, "conv4/stage3").shape.out.c, 32);
+  // A depthwise stage with p_out != p_in is illegal.
+  d.layers["conv4"].stages[1] = Psi{4, 2, 3};
+  EXPECT_THROW(analyse(d), mixtd::Error);
+}
+
+TEST(Graph, GroupedLayerWithRegrouping) {
+  Design d = tiny_design();
+  // conv2: 16 -> 16, g1 = 2, g2 = 4: split 1 -> 4, fork x4 to 2 engines,
+  // 8 engines, group add x2 of 4 partials. conv3 reads 2 groups as 4 ->
+  // a round-robin array of lcm(2, 4) = 4 FIFOs.
+  d.layers["conv2"] = LayerMapping{Tau{TdType::SvdFilter, 2, 4, 8}, {Psi{1, 2, 1}, Psi{2, 2, 1}}};
+  d.layers["conv3"] = LayerMapping{Tau{TdType::SvdFilter, 1, 4, 4}, {Psi{1, 1, 1}, Psi{1, 4, 1}}};
+  const Report r = analyse(d);
+  const Module& split = module(r, "conv2/split");
+  EXPECT_EQ(split.kind, ModuleKind::Split);
+  EXPECT_EQ(split.ports_out, 4);
+  EXPECT_EQ(module(r, "conv2/fork").count, 4);
+  EXPECT_EQ(module(r, "conv2/fork").ports_out, 2);
+  EXPECT_EQ(module(r, "conv2/stage0").count, 8);
+  EXPECT_EQ(module(r, "conv2/stage0").shape.in_ch, 4);   // C / g2
+  EXPECT_EQ(module(r, "conv2/stage1").shape.out_ch, 8);  // N / g1
+  EXPECT_EQ(module(r, "conv2/group_add").count, 2);
+  EXPECT_EQ(module(r, "conv2/group_add").ports_in, 4);
+  EXPECT_TRUE(module(r, "conv2/group_add").relu);   // relu2 fused after the sum
+  EXPECT_FALSE(module(r, "conv2/stage1").relu);
+  const Module& rr = module(r, "conv3/regroup");
+  EXPECT_EQ(rr.kind, ModuleKind::RoundRobin);
+  EXPECT_EQ(rr.fifos, 4);
+  EXPECT_EQ(rr.ports_in, 2);
+  EXPECT_EQ(rr.ports_out, 4);
+  // conv3 has g1 = 1, so the add after it reads one stream: no merge needed
+  // before add1, but conv3's 4 partials are summed by its group add.
+  EXPECT_EQ(module(r, "conv3/group_add").count, 1);
+  // Resources count every instance: 8 engines of conv2 stage0.
+  const Module& s = module(r, "conv2/stage0");
+  double dsp = 0;
+  for (const auto& l : r.layers)
+    if (l.layer == "conv2") dsp = l.resources.dsp;
+  EXPECT_GE(dsp, 8 * s.resources.dsp);
+}
+
+TEST(Graph, ResidualSkipFifoAbsorbsTheMainPathFill) {
+  const Report r = analyse(tiny_design());
+  const Module& add = module(r, "add1");
+  ASSERT_EQ(add.inputs.size(), 2u);
+  const Stream& main = r.graph.streams[static_cast<std::size_t>(add.inputs[0])];
+  const Stream& skip = r.graph.streams[static_cast<std::size_t>(add.inputs[1])];
+  EXPECT_FALSE(main.skip);
+  EXPECT_TRUE(skip.skip);
+  EXPECT_EQ(skip.from, r.graph.find("conv1/stage0"));
+  // The residual waits for conv2 -> conv3: its FIFO is deeper than the default
+  // by the beats conv1 emits during that fill.
+  const auto gap = r.fill[static_cast<std::size_t>(main.from)] - r.fill[static_cast<std::size_t>(skip.from)];
+  const Module& conv1 = module(r, "conv1/stage0");
+  const std::int64_t beats = skip.words / skip.width;
+  const std::int64_t need = (gap * beats + conv1.cycles.interval() - 1) / conv1.cycles.interval();
+  EXPECT_EQ(skip.depth, std::min(beats, need) + 4);
+  EXPECT_GT(skip.depth, main.depth);
+}
+
+TEST(Graph, FcIsOneStageOverTheFlattenedInput) {
+  const Report r = analyse(tiny_design());
+  const Module& fc = module(r, "fc/stage0");
+  EXPECT_EQ(fc.shape.in_ch, 32);
+  EXPECT_EQ(fc.shape.out_ch, 10);
+}
+
+TEST(Graph, ResNet18AtPsiOneFitsU250AndIsBoundByTheStem) {
+  const Design d = make_design(mixtd::net::build_zoo("resnet18"), "resnet18", load_device("u250"), "u250");
+  const Report r = analyse(d);
+  EXPECT_TRUE(r.fits());
+  EXPECT_EQ(r.graph.modules.at(static_cast<std::size_t>(r.bottleneck)).name, "conv1/stage0");
+  EXPECT_EQ(r.interval, 112LL * 112 * 3 * 64 * 49);  // one multiplier
+  EXPECT_NEAR(r.weight_mbit, 93.4, 0.1);
+}
+
+}  // namespace

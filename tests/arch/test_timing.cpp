@@ -1,0 +1,103 @@
+// Hand-computed cycles and resources of single stages (Timing.h, Resources.h).
+#include <gtest/gtest.h>
+
+#include "mixtd/arch/Resources.h"
+#include "mixtd/arch/Timing.h"
+
+using namespace mixtd::arch;
+
+namespace {
+
+mixtd::td::StageShape conv3x3(std::int64_t c, std::int64_t n, std::int64_t h, std::int64_t w) {
+  mixtd::td::StageShape s;
+  s.role = "conv";
+  s.in_ch = c;
+  s.out_ch = n;
+  s.kh = s.kw = 3;
+  s.ph = s.pw = 1;
+  s.in = {c, h, w};
+  s.out = {n, h, w};
+  return s;
+}
+
+TEST(Timing, DenseStageHandComputed) {
+  const auto s = conv3x3(16, 32, 8, 8);
+  const Cycles c = stage_cycles(s, Psi{4, 8, 3});
+  EXPECT_EQ(c.in, 8 * 8 * 16 / 4);                     // 256
+  EXPECT_EQ(c.compute, 64 * (16 / 4) * (32 / 8) * 3);  // 3072
+  EXPECT_EQ(c.out, 64 * 32 / 8);                       // 256
+  EXPECT_EQ(c.interval(), 3072);
+  // Window: (kh-1-ph) rows + (kw-pw) pixels of 16 channels = 160 words / p_in,
+  // then C/p_in * kk/fine cycles for the first outputs, then the pipelines.
+  EXPECT_EQ(c.fill, 160 / 4 + 4 * 3 + kMacPipeline + kRequantPipeline);
+  EXPECT_EQ(stage_multipliers(s, Psi{4, 8, 3}), 96);
+}
+
+TEST(Timing, DepthwiseStageScattersChannels) {
+  mixtd::td::StageShape s;
+  s.role = "cpd.2";
+  s.in_ch = s.out_ch = s.groups = 12;
+  s.depthwise = true;
+  s.kh = 3;
+  s.kw = 1;
+  s.sh = 2;
+  s.ph = 1;
+  s.in = {12, 10, 6};
+  s.out = {12, 5, 6};
+  const Cycles c = stage_cycles(s, Psi{4, 4, 3});
+  EXPECT_EQ(c.compute, 30 * (12 / 4) * 1);
+  EXPECT_EQ(c.in, 10 * 6 * 12 / 4);
+  EXPECT_EQ(c.out, 30 * 12 / 4);
+  EXPECT_EQ(stage_multipliers(s, Psi{4, 4, 3}), 12);
+}
+
+TEST(Timing, OneByOneNeedsOnePixel) {
+  mixtd::td::StageShape s;
+  s.in_ch = 8;
+  s.out_ch = 4;
+  s.in = {8, 5, 5};
+  s.out = {4, 5, 5};
+  EXPECT_EQ(window_fill_words(s), 8);
+  EXPECT_EQ(stage_cycles(s, Psi{2, 2, 1}).compute, 25 * 4 * 2);
+}
+
+TEST(Resources, MemoryTables) {
+  EXPECT_EQ(bram18_for(512, 36), 1);
+  EXPECT_EQ(bram18_for(513, 36), 2);
+  EXPECT_EQ(bram18_for(2048, 8), 1);   // 2K x 9
+  EXPECT_EQ(bram18_for(48, 768), 22);  // 512 x 36, 22 wide
+  EXPECT_EQ(bram18_for(16384, 1), 1);
+  EXPECT_EQ(uram_for(4096, 72), 1);
+  EXPECT_EQ(uram_for(4096, 144), 2);
+  EXPECT_EQ(uram_for(36864, 8), 1);  // 9 bytes packed per 72-bit row
+  EXPECT_EQ(dsps_for(96, {8, 8}), 48);
+  EXPECT_EQ(dsps_for(96, {16, 8}), 96);
+}
+
+TEST(Resources, StageHandComputed) {
+  const auto s = conv3x3(16, 32, 8, 8);
+  const StageResources r = stage_resources(s, Psi{4, 8, 3}, {8, 8}, true);
+  EXPECT_EQ(r.total.dsp, 48);
+  // Weights 32*16*9 = 4608 over 96 banks: 48 deep x 768 bits -> 22 BRAM18
+  // (URAM would be 11 = 176 BRAM18-worth of bits).
+  EXPECT_EQ(r.weights.kind, MemoryKind::Bram);
+  EXPECT_EQ(r.weights.depth, 48);
+  EXPECT_EQ(r.weights.cost.bram18, 22);
+  // Line buffers: 4 x (10 pixels * 4 channels) deep x (2 lines * 8 bits) = 640 bits -> LUTRAM, 10 LUT each.
+  EXPECT_EQ(r.line_buffer.kind, MemoryKind::Lutram);
+  EXPECT_EQ(r.line_buffer.cost.lut, 40);
+  EXPECT_EQ(r.total.bram18, 22);
+}
+
+TEST(Resources, DeepNarrowWeightsGoToUram) {
+  // ResNet-18 layer4 conv at psi = 1: 2.36M weights x 8 bits.
+  auto s = conv3x3(512, 512, 7, 7);
+  const StageResources r = stage_resources(s, Psi{1, 1, 1}, {8, 8}, true);
+  EXPECT_EQ(r.weights.kind, MemoryKind::Uram);
+  EXPECT_EQ(r.weights.cost.uram, 64);  // 2359296 / 9 / 4096
+  const StageResources b = stage_resources(s, Psi{1, 1, 1}, {8, 8}, false);
+  EXPECT_EQ(b.weights.kind, MemoryKind::Bram);
+  EXPECT_EQ(b.weights.cost.bram18, 1152);  // 2K x 9
+}
+
+}  // namespace
