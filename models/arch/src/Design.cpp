@@ -26,24 +26,8 @@ std::vector<std::int64_t> divisors(std::int64_t n) {
   return d;
 }
 
-td::LayerGeometry linear_geometry(const net::Layer& l) {
-  td::LayerGeometry g;
-  const std::int64_t in = l.in_shape.numel(), out = l.linear.out_features;
-  g.n = g.chunk_out = out;
-  g.c = g.chunk_in = in;
-  g.bias = l.linear.bias;
-  td::StageShape s;
-  s.role = "fc";
-  s.in_ch = in;
-  s.out_ch = out;
-  s.in = {in, 1, 1};
-  s.out = {out, 1, 1};
-  g.stages.push_back(s);
-  return g;
-}
-
 td::LayerGeometry Design::geometry(const net::Layer& l) const {
-  if (l.kind == net::LayerKind::Linear) return linear_geometry(l);
+  if (l.kind == net::LayerKind::Linear) return td::linear_geometry(l);
   return td::geometry(l, mapping(l.name).tau);
 }
 
@@ -66,7 +50,7 @@ Design make_design(net::Network network, const std::string& network_spec, Device
   for (const auto& l : d.network.layers) {
     if (!is_mapped_kind(l)) continue;
     LayerMapping m;
-    const auto g = l.kind == net::LayerKind::Linear ? linear_geometry(l) : td::geometry(l, m.tau);
+    const auto g = l.kind == net::LayerKind::Linear ? td::linear_geometry(l) : td::geometry(l, m.tau);
     m.stages.assign(g.stages.size(), Psi{});
     d.layers[l.name] = m;
   }

@@ -103,19 +103,11 @@ class Builder {
   }
 
  private:
-  // ReLUs whose producer (conv, linear, add) feeds only them: fused.
+  // ReLUs fused into their producer (the one rule, net::fused_relus).
   void find_fused_relus() {
-    const auto& net = d_.network;
-    for (const auto& l : net.layers) {
-      if (l.kind != net::LayerKind::ReLU) continue;
-      const net::Layer* p = net.find(l.inputs[0]);
-      if (!p) continue;
-      const bool fusable = p->kind == net::LayerKind::Conv2d || p->kind == net::LayerKind::Linear ||
-                           p->kind == net::LayerKind::Add;
-      if (fusable && net.consumers(p->name).size() == 1) {
-        fused_.insert(l.name);
-        relu_of_.insert(p->name);
-      }
+    for (const auto& [producer, relu] : net::fused_relus(d_.network)) {
+      fused_.insert(relu);
+      relu_of_.insert(producer);
     }
   }
 

@@ -288,6 +288,18 @@ bool Network::same_weights(const Network& o) const {
   return true;
 }
 
+std::map<std::string, std::string> fused_relus(const Network& net) {
+  std::map<std::string, std::string> out;
+  for (const auto& l : net.layers) {
+    if (l.kind != LayerKind::ReLU) continue;
+    const Layer* p = net.find(l.inputs[0]);
+    if (!p) continue;
+    const bool fusable = p->kind == LayerKind::Conv2d || p->kind == LayerKind::Linear || p->kind == LayerKind::Add;
+    if (fusable && net.consumers(p->name).size() == 1) out[p->name] = l.name;
+  }
+  return out;
+}
+
 void init_random_weights(Network& net, std::uint64_t seed) {
   net.infer_shapes();
   for (auto& l : net.layers) {

@@ -25,20 +25,9 @@ td::DecomposedLayer as_is(const net::Layer& l) {
 // A linear layer as one 1x1 stage over its flattened input.
 td::DecomposedLayer linear_as_stage(const net::Layer& l) {
   td::DecomposedLayer d;
-  const std::int64_t in = l.in_shape.numel(), out = l.linear.out_features;
-  d.geometry.tau = td::Tau{};
-  d.geometry.n = d.geometry.chunk_out = out;
-  d.geometry.c = d.geometry.chunk_in = in;
-  d.geometry.bias = l.linear.bias;
-  td::StageShape s;
-  s.role = "fc";
-  s.in_ch = in;
-  s.out_ch = out;
-  s.in = {in, 1, 1};
-  s.out = {out, 1, 1};
-  d.geometry.stages.push_back(s);
+  d.geometry = td::linear_geometry(l);
   td::ChunkFactors c;
-  c.stages.push_back({s, l.weight});
+  c.stages.push_back({d.geometry.stages[0], l.weight});
   d.chunks.push_back(std::move(c));
   d.bias = l.bias;
   return d;
@@ -90,21 +79,12 @@ QNetwork quantize_network(const net::Network& net, const Decompositions& decomps
   AbsMax stats;
   run_float(net, calibration, &decomps, &stats);
 
-  // ReLUs fused into their producer's requantiser.
-  std::set<std::string> fused;  // names of fused ReLU layers
+  // ReLUs fused into their producer's requantiser (the one rule, net::fused_relus).
+  std::set<std::string> fused;                    // names of fused ReLU layers
   std::map<std::string, std::string> fused_into;  // producer -> its ReLU
   if (options.fuse_relu) {
-    for (const auto& l : net.layers) {
-      if (l.kind != net::LayerKind::ReLU) continue;
-      const net::Layer* p = net.find(l.inputs[0]);
-      if (!p) continue;
-      const bool fusable = p->kind == net::LayerKind::Conv2d || p->kind == net::LayerKind::Linear ||
-                           p->kind == net::LayerKind::Add;
-      if (fusable && net.consumers(p->name).size() == 1) {
-        fused.insert(l.name);
-        fused_into[p->name] = l.name;
-      }
-    }
+    fused_into = net::fused_relus(net);
+    for (const auto& [producer, relu] : fused_into) fused.insert(relu);
   }
 
   QNetwork q;

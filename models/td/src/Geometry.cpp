@@ -55,6 +55,22 @@ std::int64_t LayerGeometry::macs_per_chunk() const {
   return m;
 }
 
+LayerGeometry linear_geometry(const net::Layer& l) {
+  LayerGeometry g;
+  const std::int64_t in = l.in_shape.numel(), out = l.linear.out_features;
+  g.n = g.chunk_out = out;
+  g.c = g.chunk_in = in;
+  g.bias = l.linear.bias;
+  StageShape s;
+  s.role = "fc";
+  s.in_ch = in;
+  s.out_ch = out;
+  s.in = {in, 1, 1};
+  s.out = {out, 1, 1};
+  g.stages.push_back(s);
+  return g;
+}
+
 bool is_decomposable(const net::Layer& l) {
   return l.kind == net::LayerKind::Conv2d && l.conv.groups == 1 && l.conv.kh * l.conv.kw > 1 && l.in_shape.c > 3;
 }

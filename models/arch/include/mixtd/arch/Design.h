@@ -65,9 +65,6 @@ void validate(const Design& d);
 // Divisors of n, ascending: the legal unroll factors.
 std::vector<std::int64_t> divisors(std::int64_t n);
 
-// The stage shapes of a linear layer (one 1x1 stage over C·H·W inputs).
-td::LayerGeometry linear_geometry(const net::Layer& layer);
-
 // design.yaml. `base_dir` resolves relative network/device paths.
 Design parse_design(const std::string& text, const std::string& source, const std::filesystem::path& base_dir);
 Design load_design(const std::filesystem::path& path);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,6 +58,12 @@ class Network {
   // Same structure and bit-identical weights.
   bool same_weights(const Network& other) const;
 };
+
+// The ReLUs the hardware fuses into their producer's requantiser: a ReLU
+// whose producer is a conv2d, linear or add that feeds only it. Maps each
+// such producer to its ReLU. The quantiser and the hardware graph both use
+// this one rule.
+std::map<std::string, std::string> fused_relus(const Network& net);
 
 // Kaiming-normal weights (std = sqrt(2 / fan_in)) and PyTorch-style uniform
 // biases (±1/sqrt(fan_in)), seeded per layer from (seed, layer name) so that

@@ -67,6 +67,10 @@ std::int64_t rank_bound(const net::Layer& conv, TdType type, std::int64_t g1, st
 // Checks τ, then derives the stage chain. The layer's shapes must be inferred.
 LayerGeometry geometry(const net::Layer& conv, const Tau& tau);
 
+// A linear layer as hardware sees it: one 1x1 stage ("fc") over its
+// flattened C·H·W input, never decomposed.
+LayerGeometry linear_geometry(const net::Layer& linear);
+
 // Whether a layer is offered decompositions at all by the candidate
 // generator (dense conv2d, kh*kw > 1, more than 3 input channels — the
 // paper's rule: the RGB stem and 1x1 projections stay as they are).
