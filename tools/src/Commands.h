@@ -16,5 +16,8 @@ Run add_candidates(CLI::App& app);
 Run add_decompose(CLI::App& app);
 Run add_report(CLI::App& app);
 Run add_solve(CLI::App& app);
+Run add_train(CLI::App& app);
+Run add_accuracy(CLI::App& app);
+Run add_finetune(CLI::App& app);
 
 }  // namespace mixtd::cli

@@ -1,0 +1,106 @@
+// mixtd::nn speeds: the accuracy oracle's one-batch query and building a
+// decomposed network for a new τ with factors cached (issue 7's goals:
+// ≤ 150 ms and ≤ 20 ms on one core). LibTorch runs on one thread here.
+//
+//   build/bench_nn --benchmark_filter=Query
+#include <benchmark/benchmark.h>
+
+#include <filesystem>
+
+#include "mixtd/net/Onnx.h"
+#include "mixtd/net/Zoo.h"
+#include "mixtd/nn/Data.h"
+#include "mixtd/nn/Model.h"
+#include "mixtd/support/Rng.h"
+
+namespace {
+
+using namespace mixtd;
+
+
+net::Network network() {
+  const std::filesystem::path shipped = std::filesystem::path(__FILE__).parent_path().parent_path() / "configs/networks/resnet18-fmnist-w0.25.onnx";
+  if (std::filesystem::exists(shipped)) return net::load_onnx(shipped);
+  return net::build_zoo("resnet18-fmnist:width=0.25", true);
+}
+
+nn::Dataset search_set() {
+  if (std::filesystem::exists(std::filesystem::path(nn::kFmnistDir) / "train-images-idx3-ubyte.gz"))
+    return nn::load_fmnist().search;
+  nn::Dataset d;
+  Rng rng(0);
+  for (int i = 0; i < 512; ++i) {
+    for (int k = 0; k < 28 * 28; ++k) d.images.push_back(static_cast<float>(rng.normal()));
+    d.labels.push_back(i % 10);
+  }
+  return d;
+}
+
+// The aggressive τ set of docs/accuracy.md (configs/flows/fmnist-aggressive.yaml) at rank multiplier `k` (so that each
+// iteration can ask for a τ not built before).
+nn::Taus taus(const net::Network& n, std::int64_t k) {
+  nn::Taus t;
+  for (const auto& l : n.layers)
+    if (td::is_decomposable(l)) {
+      const std::int64_t N = l.conv.out_channels;
+      t[l.name] = l.name < "layer3" ? td::Tau{td::TdType::SvdSpatial, 1, 1, N / 2 - k}
+                                    : td::Tau{td::TdType::SvdFilter, 1, 2, N / 4 - k};
+    }
+  return t;
+}
+
+struct Fixture {
+  net::Network net = network();
+  nn::AccuracyOracle oracle{net, search_set(), {128, 16, true}};
+  Fixture() {
+    nn::set_threads(1);
+    for (std::int64_t k = 0; k < 4; ++k) oracle.cache().decompose(taus(net, k));  // SVDs computed once
+  }
+};
+
+Fixture& fixture() {
+  static Fixture f;
+  return f;
+}
+
+void BM_BuildDecomposed(benchmark::State& state) {
+  auto& f = fixture();
+  std::int64_t k = 0;
+  for (auto _ : state) {
+    const auto d = f.oracle.cache().decompose(taus(f.net, k++ % 4));
+    nn::Model m(f.net, &d);
+    benchmark::DoNotOptimize(m.parameter_count());
+  }
+}
+BENCHMARK(BM_BuildDecomposed)->Unit(benchmark::kMillisecond);
+
+void BM_Quantize(benchmark::State& state) {
+  auto& f = fixture();
+  std::int64_t k = 0;
+  for (auto _ : state) benchmark::DoNotOptimize(f.oracle.quantize(taus(f.net, k++ % 4)).layers.size());
+}
+BENCHMARK(BM_Quantize)->Unit(benchmark::kMillisecond);
+
+void BM_Forward128(benchmark::State& state) {
+  auto& f = fixture();
+  const bool quant = state.range(0) != 0;
+  const auto t = taus(f.net, 0);
+  const auto d = f.oracle.cache().decompose(t);
+  const auto q = f.oracle.quantize(t);
+  nn::Model m(f.net, &d, quant ? &q : nullptr);
+  const auto x = f.oracle.search().batch(0, 128);
+  for (auto _ : state) benchmark::DoNotOptimize(m.predict(x));
+}
+BENCHMARK(BM_Forward128)->ArgName("bfp8")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+// The whole one-batch query: decompose (cached), calibrate, build, run 128 images.
+void BM_Query(benchmark::State& state) {
+  auto& f = fixture();
+  std::int64_t k = 0;
+  for (auto _ : state) benchmark::DoNotOptimize(f.oracle.query(taus(f.net, k++ % 4), 0));
+}
+BENCHMARK(BM_Query)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

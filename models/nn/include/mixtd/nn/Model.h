@@ -1,0 +1,162 @@
+// LibTorch networks built from a mixtd::net::Network (torch stays inside
+// models/nn's .cpp files; this header has none of it).
+//
+//   float           every layer as itself (Conv2d incl. groups/depthwise,
+//                   ReLU, pools, Add, Linear, Flatten; BatchNorm folded)
+//   decomposed      each conv in `decomps` replaced by its stage chain,
+//                   initialised from td::Decomposer's factors. All chunks of
+//                   a stage run as one grouped conv: the input is permuted
+//                   so group b (channels c ≡ b mod g2) is contiguous, stage 1
+//                   has g2 groups, later stages g1·g2 groups (depthwise
+//                   stages g1·g2·r), the g2 partials are summed and output
+//                   group a (channels n ≡ a mod g1) is put back in natural
+//                   order; the bias is added once.
+//   BFP8 fake-quant given a numerics::QNetwork built by
+//                   numerics::quantize_network from the same decompositions,
+//                   every tensor is rounded as the golden executor does
+//                   (Bfp8.h): weights per output channel of each stage
+//                   factor (exponents recomputed from the current weights),
+//                   activations per tensor at the QNetwork's calibrated
+//                   exponents, biases at accumulator scale, round half up,
+//                   saturation to ±127, fused ReLUs, Add at the common
+//                   exponent, the fixed-point average. Gradients pass
+//                   straight through the rounding (STE).
+//
+// Not modelled: requantiser shifts clamped to ±31 and biases saturating
+// int32 (calibration keeps both out of reach in practice).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mixtd/net/Network.h"
+#include "mixtd/nn/Data.h"
+#include "mixtd/numerics/Quantized.h"
+#include "mixtd/numerics/Reference.h"
+#include "mixtd/td/Decompose.h"
+#include "mixtd/td/Tau.h"
+
+namespace mixtd::nn {
+
+// τ per conv layer; layers not named (or τ none) stay as they are.
+using Taus = std::map<std::string, td::Tau>;
+
+// One td::Decomposer per conv layer, kept alive so that a new τ for a layer
+// reuses its cached SVDs. Holds a copy of the network.
+class DecompositionCache {
+ public:
+  explicit DecompositionCache(net::Network net);
+  ~DecompositionCache();
+  // Decomposed layers for every decomposed τ. Throws mixtd::Error naming the
+  // layer if it is not a conv of the network or τ does not fit it.
+  numerics::Decompositions decompose(const Taus& taus);
+  const net::Network& network() const { return net_; }
+
+ private:
+  net::Network net_;
+  std::map<std::string, std::unique_ptr<td::Decomposer>> decomposers_;
+};
+
+struct ModelOptions {
+  // A BatchNorm after every conv (for training from scratch; float,
+  // undecomposed only). to_network() folds it.
+  bool batchnorm = false;
+};
+
+struct TrainOptions {
+  std::int64_t epochs = 1;
+  std::int64_t batch = 128;
+  std::string optimizer = "sgd";  // sgd (momentum 0.9, Nesterov) | adam
+  std::string schedule = "cosine";  // cosine | step (×0.1 at 50% and 75%) | constant
+  double lr = 0.05;
+  double weight_decay = 5e-4;
+  bool flip = true;  // random horizontal flips (seeded)
+  std::uint64_t seed = 0;
+  int threads = 2;
+  std::int64_t progress_every = 50;  // batches between progress lines (0: none)
+  std::filesystem::path checkpoint;  // written after every epoch if set
+  bool resume = false;               // continue from `checkpoint`
+  // Called after each epoch with (epoch 1.., mean train loss, train acc).
+  std::function<void(std::int64_t, double, double)> on_epoch;
+};
+
+struct TrainResult {
+  std::int64_t epochs_run = 0;
+  double last_loss = 0, last_train_accuracy = 0;
+  double seconds_per_epoch = 0;
+};
+
+class Model {
+ public:
+  // `net` needs weights. `decomps` (optional) replaces convs; `q` (optional)
+  // switches on BFP8 fake-quant with its exponents; it must come from
+  // quantize_network(net, *decomps, ...). Throws mixtd::Error naming the
+  // layer on a mismatch.
+  explicit Model(const net::Network& net, const numerics::Decompositions* decomps = nullptr,
+                 const numerics::QNetwork* q = nullptr, ModelOptions options = {});
+  ~Model();
+  Model(Model&&) noexcept;
+  Model& operator=(Model&&) noexcept;
+
+  bool quantized() const;
+  // Inference (eval mode, no gradients): logits [n, classes, 1, 1].
+  numerics::FloatTensor forward(const numerics::FloatTensor& x);
+  std::vector<std::int64_t> predict(const numerics::FloatTensor& x);
+  // Top-1 accuracy on images [begin, begin + count) of `d`.
+  double accuracy(const Dataset& d, std::int64_t begin = 0, std::int64_t count = -1, std::int64_t batch = 256);
+
+  TrainResult train(const Dataset& data, const TrainOptions& options);
+
+  // The float network with the current weights: BatchNorm folded,
+  // decomposed layers reconstructed to dense weights (td::DecomposedLayer::reconstruct).
+  net::Network to_network() const;
+  // The decomposed layers with the current factor weights.
+  numerics::Decompositions decompositions() const;
+  std::int64_t parameter_count() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The accuracy oracle of the search: top-1 of the decomposed BFP8 network on
+// one batch of search images.
+struct OracleOptions {
+  std::int64_t batch = 128;        // images per query
+  std::int64_t calibration = 16;   // images calibrating the BFP8 exponents (search images, from the end)
+  bool quantize = true;
+};
+
+class AccuracyOracle {
+ public:
+  AccuracyOracle(net::Network net, Dataset search, OracleOptions options = {});
+  // Top-1 on search batch `index` (images [index·batch, (index+1)·batch)).
+  double query(const Taus& taus, std::int64_t index = 0);
+  // The model a query runs (decomposed, quantised unless options say not).
+  Model build(const Taus& taus);
+  // The BFP8 network of these τ (calibrated as build() does).
+  numerics::QNetwork quantize(const Taus& taus);
+  DecompositionCache& cache() { return cache_; }
+  const Dataset& search() const { return search_; }
+  const OracleOptions& options() const { return options_; }
+
+ private:
+  DecompositionCache cache_;
+  Dataset search_;
+  OracleOptions options_;
+  numerics::FloatTensor calib_;
+};
+
+// LibTorch's intra-op threads (torch::set_num_threads).
+void set_threads(int threads);
+
+// Top-1 of logits against labels.
+double top1(const numerics::FloatTensor& logits, const std::vector<std::int64_t>& labels);
+std::vector<std::int64_t> argmax(const numerics::FloatTensor& logits);
+
+}  // namespace mixtd::nn
