@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   reg(mixtd::cli::add_candidates);
   reg(mixtd::cli::add_decompose);
   reg(mixtd::cli::add_report);
+  reg(mixtd::cli::add_solve);
   reg(mixtd::cli::add_train);
   reg(mixtd::cli::add_accuracy);
   reg(mixtd::cli::add_finetune);

@@ -1,0 +1,768 @@
+#include "Balancer.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <queue>
+#include <utility>
+#include <vector>
+
+#include "Common.h"
+#include "mixtd/arch/Resources.h"
+
+namespace mixtd::search::detail {
+
+namespace {
+
+// One legal ψ of a stage and what it gives on its own: cycles, output width,
+// resources of all its instances and of its output FIFOs.
+struct Option {
+  arch::Psi psi;
+  std::int64_t interval = 0, fill = 0, width = 0;
+  arch::Resources res;
+};
+
+// A set of ψ changes made together.
+using Change = std::vector<std::pair<int, arch::Psi>>;
+
+// A number larger than any gain per cost, for moves that add nothing.
+constexpr double kFree = 1e30;
+
+// (Free moves rank among themselves by gain; 1e30 + gain would round it away.)
+double ratio(double gain, double added) { return added <= 0 ? kFree * (1 + 1e-12 * gain) : gain / added; }
+
+class Balancer {
+ public:
+  Balancer(Evaluator& ev, Objective objective)
+      : ev_(ev), objective_(objective), options_(static_cast<std::size_t>(ev.stage_count())) {}
+
+  void run() {
+    if (objective_ == Objective::Throughput) {
+      balance_interval();
+      refine();
+      return;
+    }
+    // Two starts, the better kept: the latency greedy from ψ = 1, which
+    // trades interval for fill from the outset; and the interval balanced
+    // first, then the latency greedy from there. Each wins on some networks
+    // and budgets (the first can stop at a higher interval than the budget
+    // allows, the second spends on the interval what fill would have used
+    // better).
+    const std::vector<arch::Psi> start = ev_.psis();
+    balance_latency();
+    refine();
+    const std::vector<arch::Psi> first = ev_.psis();
+    const std::int64_t first_latency = ev_.latency_cycles();
+    ev_.set_all(start);
+    balance_interval();
+    balance_latency();
+    refine();
+    if (first_latency < ev_.latency_cycles()) ev_.set_all(first);
+  }
+
+  // Refinement: repack every stage into its cheapest ψ that loses nothing
+  // (interval within the design's, and for latency its fill no longer),
+  // which re-factors p_in / p_out / fine freely; for latency, exchange (pay
+  // for a move that does not fit with cheaper ψ elsewhere); then spend what
+  // is left. None of these makes the objective worse.
+  void refine() {
+    for (int round = 0; round < kRefineRounds; ++round) {
+      const std::int64_t before = objective_cycles(ev_, objective_);
+      repack();
+      if (objective_ == Objective::Latency)
+        while (exchange()) {
+        }
+      greedy();
+      if (objective_cycles(ev_, objective_) >= before) break;
+    }
+  }
+
+ private:
+  static constexpr int kRefineRounds = 4;
+  static constexpr int kTriesPerStep = 3;  // alternatives tried before a module counts as saturated
+  static constexpr double kLevelReach = 0.4;  // how far one interval move may look ahead
+  static constexpr std::size_t kExchangeGainers = 8;  // moves an exchange tries to pay for
+
+  void greedy() {
+    if (objective_ == Objective::Throughput) {
+      balance_interval();
+    } else {
+      balance_latency();
+    }
+  }
+
+  // --- Options and prices ---------------------------------------------------
+
+  // Every legal ψ of stage s with its cycles and resources, enumerated the
+  // first time the stage is looked at.
+  const std::vector<Option>& options(int s) {
+    auto& opts = options_[static_cast<std::size_t>(s)];
+    if (!opts.empty()) return opts;
+    const StageSlot& slot = ev_.slot(s);
+    const auto count = static_cast<double>(ev_.module_instances(slot.module));
+    std::vector<std::pair<std::int64_t, arch::Resources>> fifos;  // by output width
+    opts.reserve(slot.p_in.size() * slot.fine.size() * std::max<std::size_t>(1, slot.p_out.size()));
+    for (std::int64_t pi : slot.p_in)
+      for (std::int64_t pf : slot.fine) {
+        const std::int64_t own_out[1] = {pi};  // depthwise: p_out follows p_in
+        const std::int64_t* outs = slot.depthwise() ? own_out : slot.p_out.data();
+        const std::size_t n_out = slot.depthwise() ? 1 : slot.p_out.size();
+        for (std::size_t k = 0; k < n_out; ++k) {
+          const std::int64_t po = outs[k];
+          Option o;
+          o.psi = {pi, po, pf};
+          const arch::Cycles c = arch::stage_cycles(slot.shape, o.psi);
+          o.interval = c.interval();
+          o.fill = c.fill;
+          o.width = slot.depthwise() ? pi : po;
+          o.res = arch::stage_resources(slot.shape, o.psi, ev_.bits(), ev_.allow_uram()).total.scaled(count) +
+                  output_fifos(slot.module, o.width, fifos);
+          opts.push_back(o);
+        }
+      }
+    // Slowest first, so that "faster than x" is a suffix.
+    std::stable_sort(opts.begin(), opts.end(), [](const Option& a, const Option& b) { return a.interval > b.interval; });
+    return opts;
+  }
+
+  // The FIFOs after module m at output width w (at today's depths), looked
+  // up in `cache` first: many options share a width.
+  arch::Resources output_fifos(int m, std::int64_t w, std::vector<std::pair<std::int64_t, arch::Resources>>& cache) const {
+    for (const auto& [width, r] : cache)
+      if (width == w) return r;
+    arch::Resources r;
+    for (int st : ev_.module_outputs(m))
+      r += arch::fifo_resources(ev_.stream_depth(st), w, ev_.bits()).scaled(static_cast<double>(ev_.stream_count(st)));
+    cache.emplace_back(w, r);
+    return r;
+  }
+
+  const Option& option(int s, int i) { return options(s)[static_cast<std::size_t>(i)]; }
+
+  // Price of each resource: one over what is left of it, so a step that
+  // spends the scarcest resource costs most.
+  arch::Resources prices() const {
+    const arch::Resources& b = ev_.budget();
+    const arch::Resources& t = ev_.total();
+    auto price = [](double budget, double used) {
+      if (budget <= 0) return 1e12;
+      return 1.0 / std::max(budget - used, 1e-3 * budget);
+    };
+    return {price(b.dsp, t.dsp), price(b.bram18, t.bram18), price(b.uram, t.uram), price(b.lut, t.lut),
+            price(b.ff, t.ff)};
+  }
+
+  static double priced(const arch::Resources& r, const arch::Resources& p) {
+    return r.dsp * p.dsp + r.bram18 * p.bram18 + r.uram * p.uram + r.lut * p.lut + r.ff * p.ff;
+  }
+
+  // What stage s holds now: its instances and its output FIFOs.
+  arch::Resources held(int s) const {
+    const int m = ev_.slot(s).module;
+    arch::Resources r = ev_.module_resources(m);
+    for (int st : ev_.module_outputs(m)) r += ev_.stream_resources(st);
+    return r;
+  }
+
+  // Pricing the options of one stage against the current design: added cost
+  // of moving there (counting what the stage holds), and whether it would
+  // fit (blocks after a wider output, and skip FIFOs, are left to the full
+  // evaluation).
+  struct Scan {
+    arch::Resources price, room;
+    double held = 0;
+    double added(const Option& o) const { return priced(o.res, price) - held; }
+    bool fits(const Option& o) const { return o.res.fits(room); }
+  };
+
+  Scan scan(int s, const arch::Resources& price) const {
+    const arch::Resources h = held(s);
+    Scan sc;
+    sc.price = price;
+    sc.held = priced(h, price);
+    sc.room = ev_.budget() + h + ev_.total().scaled(-1.0);
+    return sc;
+  }
+
+  double added_cost(int s, const Option& o, const arch::Resources& p) const { return scan(s, p).added(o); }
+
+  std::int64_t own_fill(int s) const { return arch::stage_cycles(ev_.slot(s).shape, ev_.psi(s)).fill; }
+
+  // The options already tried for one step (at most kTriesPerStep).
+  struct Tried {
+    int idx[kTriesPerStep] = {};
+    int n = 0;
+    bool has(int i) const { return std::find(idx, idx + n, i) != idx + n; }
+    void add(int i) {
+      if (n < kTriesPerStep) idx[n++] = i;
+    }
+  };
+
+  // The cheapest option of stage s among [begin, end) (not yet tried,
+  // locally fitting) satisfying `ok`; ties go to the shorter fill, then the
+  // faster. -1 if none.
+  template <typename Ok>
+  int cheapest(int s, const arch::Resources& p, const Tried& tried, Ok ok, std::size_t begin = 0,
+               std::size_t end = SIZE_MAX) {
+    const auto& opts = options(s);
+    const Scan sc = scan(s, p);
+    int best = -1;
+    double best_cost = 0;
+    for (std::size_t i = begin; i < std::min(end, opts.size()); ++i) {
+      const Option& o = opts[i];
+      if (!ok(o) || tried.has(static_cast<int>(i))) continue;
+      const double c = sc.added(o);
+      const Option* b = best < 0 ? nullptr : &opts[static_cast<std::size_t>(best)];
+      const bool better =
+          !b || c < best_cost || (c == best_cost && (o.fill < b->fill || (o.fill == b->fill && o.interval < b->interval)));
+      if (better && sc.fits(o)) {  // the costlier test last
+        best = static_cast<int>(i);
+        best_cost = c;
+      }
+    }
+    return best;
+  }
+
+  // The first option of stage s faster than `interval` (options are
+  // sorted slowest first, so every later one is too).
+  std::size_t first_faster(int s, std::int64_t interval) {
+    const auto& opts = options(s);
+    return static_cast<std::size_t>(
+        std::partition_point(opts.begin(), opts.end(), [&](const Option& o) { return o.interval >= interval; }) -
+        opts.begin());
+  }
+
+  // --- Applying and undoing -------------------------------------------------
+
+  void apply(const Change& c) {
+    for (const auto& [s, p] : c) ev_.set_psi(s, p);
+  }
+
+  // Applies c; keeps it if the design fits and `accept` holds, else undoes it.
+  template <typename Accept>
+  bool try_keep(const Change& c, Accept accept) {
+    ev_.begin_trial();
+    apply(c);
+    if (ev_.fits() && accept()) {
+      ev_.commit();
+      if (journal_) journal_->insert(journal_->end(), c.begin(), c.end());
+      return true;
+    }
+    ev_.rollback();
+    return false;
+  }
+
+  // --- Bottleneck balancing -------------------------------------------------
+
+  // The slowest module is a stage: move it to its next faster legal ψ — the
+  // cheapest one with a lower interval, over all p_in / p_out / fine
+  // combinations (so a re-factoring is a step too) — trying the next
+  // cheapest while the whole design does not fit.
+  bool improve_stage(int s) {
+    const int m = ev_.slot(s).module;
+    const std::int64_t before = ev_.module_interval(m), global = ev_.interval();
+    const arch::Resources p = prices();
+    Tried tried;
+    // The next step is almost always among the options at most 4x faster;
+    // look further only if none of those will do.
+    const std::size_t faster = first_faster(s, before), near = first_faster(s, before / 4);
+    auto faster_than_now = [&](const Option& o) { return o.interval < before; };
+    for (int k = 0; k < kTriesPerStep; ++k) {
+      int i = cheapest(s, p, tried, faster_than_now, faster, near);
+      if (i < 0) i = cheapest(s, p, tried, faster_than_now, near);
+      if (i < 0) return false;
+      tried.add(i);
+      if (try_keep({{s, option(s, i).psi}},
+                   [&] { return ev_.module_interval(m) < before && ev_.interval() <= global; }))
+        return true;
+    }
+    return false;
+  }
+
+  // The slowest module is a stream block, pool, add or host port, whose
+  // width is its producers': widen one producer stage (the cheapest wider
+  // ψ that is no slower), or all at once (an add whose inputs are equally
+  // narrow).
+  bool widen_sources(int m) {
+    const std::int64_t before = ev_.module_interval(m), global = ev_.interval();
+    const arch::Resources p = prices();
+    auto faster = [&] { return ev_.module_interval(m) < before && ev_.interval() <= global; };
+    Change all;
+    for (int s : ev_.width_sources(m)) {
+      const int sm = ev_.slot(s).module;
+      const std::int64_t width = ev_.module_width_out(sm), iv = ev_.module_interval(sm);
+      Tried tried;
+      for (int k = 0; k < kTriesPerStep; ++k) {
+        const int i = cheapest(s, p, tried, [&](const Option& o) { return o.width > width && o.interval <= iv; });
+        if (i < 0) break;
+        tried.add(i);
+        if (k == 0) all.emplace_back(s, option(s, i).psi);
+        if (try_keep({{s, option(s, i).psi}}, faster)) return true;
+      }
+    }
+    return all.size() > 1 && try_keep(all, faster);
+  }
+
+  bool improve(int m) {
+    const int s = ev_.stage_of_module(m);
+    return s >= 0 ? improve_stage(s) : widen_sources(m);
+  }
+
+  // Peak FPS: raise the slowest module until it cannot improve.
+  void balance_interval() {
+    while (improve(ev_.bottleneck())) {
+    }
+  }
+
+  // --- Batch-1 latency: interval and fill together --------------------------
+  //
+  // latency = fill + interval. Three kinds of move compete on latency drop
+  // per added (priced) resource:
+  //   Level   lower the interval: balance step by step (improve()) and take
+  //           the prefix of steps worth most (measure_level());
+  //   Fill    a stage to the ψ with the best own-fill drop per cost that
+  //           keeps the interval (p_in and fine shorten its window and first
+  //           output); if that ψ narrows the output, the best one that does
+  //           not is weighed too (FillKeepWidth);
+  //   Widen   a wider producer for a pool or global pool, whose fill is its
+  //           input frame or window over that width.
+  // Lazy greedy: each move's ratio is an estimate until it is re-measured
+  // on the current design (an epoch ends at every accepted move); a freshly
+  // measured move that still tops the queue is taken. Moves are measured
+  // exactly (a trial on the evaluator), proposed from estimates.
+
+  enum class Kind { Level, Fill, FillKeepWidth, Widen };
+
+  struct Entry {
+    double ratio = 0;
+    std::int64_t epoch = -1;
+    Kind kind = Kind::Fill;
+    int stage = -1, module = -1;
+    Change change;
+  };
+
+  static bool width_sets_fill(arch::ModuleKind k) {
+    return k == arch::ModuleKind::MaxPool || k == arch::ModuleKind::AvgPool || k == arch::ModuleKind::GlobalAvgPool;
+  }
+
+  // The Fill or Widen change an entry proposes on the current design;
+  // empty if none.
+  Change propose(const Entry& e) {
+    const arch::Resources p = prices();
+    const std::int64_t interval = ev_.interval();
+    const int s = e.stage;
+    const std::int64_t width = ev_.module_width_out(ev_.slot(s).module);
+    const std::int64_t own = own_fill(s);
+    const auto& opts = options(s);
+    int best = -1;
+    double best_ratio = 0;
+    const Scan sc = scan(s, p);
+    auto consider = [&](std::size_t i, double gain) {
+      if (gain <= 0) return;
+      const double r = ratio(gain, sc.added(opts[i]));
+      if ((best < 0 || r > best_ratio) && sc.fits(opts[i])) {
+        best = static_cast<int>(i);
+        best_ratio = r;
+      }
+    };
+    if (e.kind == Kind::Widen) {
+      const bool on_path = fill_path()[static_cast<std::size_t>(s)];
+      for (std::size_t i = first_faster(s, interval + 1); i < opts.size(); ++i) {
+        const Option& o = opts[i];
+        if (o.width <= width || o.interval > interval) continue;
+        consider(i, widen_gain(e.module, s, o, own, on_path));
+      }
+      if (best < 0) return {};
+      return {{s, option(s, best).psi}};
+    }
+    for (std::size_t i = first_faster(s, interval + 1); i < opts.size(); ++i) {
+      const Option& o = opts[i];
+      if (o.fill >= own || o.interval > interval || (e.kind == Kind::FillKeepWidth && o.width < width)) continue;
+      consider(i, static_cast<double>(own - o.fill));
+    }
+    if (best < 0) return {};
+    return {{s, option(s, best).psi}};
+  }
+
+  // Estimated latency drop if stage s moves to option o to widen pool m:
+  // the pool's shorter fill, less any fill the stage itself gains (if it is
+  // on the fill path).
+  double widen_gain(int m, int s, const Option& o, std::int64_t own, bool on_path) {
+    const std::int64_t pool = ev_.pool_fill_at(m, ev_.module_width_in(m)) - pool_fill_if(m, s, o.width);
+    return static_cast<double>(pool + (on_path ? own - o.fill : 0));
+  }
+
+  // Pool m's fill if stage s's output were w wide, memoised while the
+  // design does not change (many options share a width).
+  std::int64_t pool_fill_if(int m, int s, std::int64_t w) {
+    // A direct-mapped table stamped with the evaluation count: no
+    // allocation, and a change of design empties it at once.
+    const auto key = (static_cast<std::uint64_t>(m) << 44) ^ (static_cast<std::uint64_t>(s) << 24) ^
+                     static_cast<std::uint64_t>(w);
+    Memo& slot = memo_[(key * 0x9e3779b97f4a7c15ULL) >> (64 - kMemoBits)];
+    if (slot.stamp != ev_.evaluations() || slot.key != key) {
+      slot = {key, ev_.evaluations(), ev_.pool_fill_at(m, ev_.width_in_if(m, s, w))};
+    }
+    return slot.value;
+  }
+
+  // Which stages are on the longest fill path, recomputed when the design
+  // has changed.
+  const std::vector<char>& fill_path() {
+    if (path_stamp_ != ev_.evaluations()) {
+      path_ = on_fill_path();
+      path_stamp_ = ev_.evaluations();
+    }
+    return path_;
+  }
+
+  // gain_ratio() with c applied; the design is left as it was.
+  template <typename GainRatio>
+  double trial_value(const Change& c, GainRatio gain_ratio) {
+    ev_.begin_trial();
+    apply(c);
+    const double r = gain_ratio();
+    ev_.rollback();
+    return r;
+  }
+
+  // Re-measures an entry on the current design: its change and its true
+  // latency drop per added resource (0 if it does not fit or gains nothing).
+  void measure(Entry& e) {
+    e.epoch = epoch_;
+    e.ratio = 0;
+    e.change.clear();
+    const std::int64_t latency = ev_.latency_cycles(), interval = ev_.interval();
+    const arch::Resources p = prices();
+    const double base = priced(ev_.total(), p);
+    auto gain_ratio = [&] {
+      if (!ev_.fits() || ev_.interval() > interval || ev_.latency_cycles() >= latency) return 0.0;
+      return ratio(static_cast<double>(latency - ev_.latency_cycles()), priced(ev_.total(), p) - base);
+    };
+    if (e.kind == Kind::Level) {
+      ev_.begin_trial();
+      measure_level(e, interval, gain_ratio);
+      ev_.rollback();
+      return;
+    }
+    e.change = propose(e);
+    if (e.change.empty()) return;
+    e.ratio = trial_value(e.change, gain_ratio);
+    // A narrower output may slow or lengthen what follows: then the best
+    // change that keeps the width may be worth more.
+    if (e.kind == Kind::Fill && ev_.module_width_out(ev_.slot(e.stage).module) > e.change[0].second.p_out &&
+        !ev_.slot(e.stage).depthwise()) {
+      Entry keep;
+      keep.kind = Kind::FillKeepWidth;
+      keep.stage = e.stage;
+      keep.module = e.module;
+      keep.change = propose(keep);
+      if (keep.change.empty()) return;
+      const double r = trial_value(keep.change, gain_ratio);
+      if (r > e.ratio) {
+        e.ratio = r;
+        e.change = std::move(keep.change);
+      }
+    }
+  }
+
+  // Interval moves: balance step by step towards an interval kLevelReach
+  // below the current one, and take the prefix of steps with the best
+  // latency drop per cost. One step is often worth a cycle or two (modules
+  // sit just below one another after balancing) while a few together
+  // unlock a real drop, so single steps alone would undervalue them
+  // against fill moves.
+  template <typename GainRatio>
+  void measure_level(Entry& e, std::int64_t interval, GainRatio gain_ratio) {
+    Change steps;
+    journal_ = &steps;
+    const auto reach = static_cast<std::int64_t>(static_cast<double>(interval) * (1.0 - kLevelReach));
+    std::size_t best_len = 0;
+    while (ev_.interval() > reach && improve(ev_.bottleneck())) {
+      const double r = gain_ratio();
+      if (r > e.ratio) {
+        e.ratio = r;
+        best_len = steps.size();
+      }
+    }
+    journal_ = nullptr;
+    e.change.assign(steps.begin(), steps.begin() + static_cast<std::ptrdiff_t>(best_len));
+  }
+
+  // The queue orders entries (kept in `entries`, so that their changes are
+  // not copied about) by ratio, then kind, then stage.
+  struct Key {
+    double ratio;
+    int kind, stage, index;
+    bool operator<(const Key& o) const {
+      if (ratio != o.ratio) return ratio < o.ratio;
+      if (kind != o.kind) return kind > o.kind;
+      return stage > o.stage;
+    }
+  };
+
+  void balance_latency() {
+    std::vector<Entry> entries;
+    auto add = [&](Kind k, int s, int m) {
+      Entry e;
+      e.ratio = 2 * kFree;  // unmeasured: look at it first
+      e.kind = k;
+      e.stage = s;
+      e.module = m;
+      entries.push_back(std::move(e));
+    };
+    add(Kind::Level, -1, -1);
+    for (int s = 0; s < ev_.stage_count(); ++s) add(Kind::Fill, s, ev_.slot(s).module);
+    for (int m = 0; m < ev_.module_count(); ++m)
+      if (width_sets_fill(ev_.module_kind(m)))
+        for (int s : ev_.width_sources(m)) add(Kind::Widen, s, m);
+    std::priority_queue<Key> queue;
+    auto push = [&](int i) {
+      const Entry& e = entries[static_cast<std::size_t>(i)];
+      queue.push({e.ratio, static_cast<int>(e.kind), e.stage, i});
+    };
+    for (int i = 0; i < static_cast<int>(entries.size()); ++i) push(i);
+    while (!queue.empty()) {
+      const int i = queue.top().index;
+      queue.pop();
+      Entry& e = entries[static_cast<std::size_t>(i)];
+      if (e.epoch != epoch_) {  // an estimate: measure it now and queue it again
+        measure(e);
+        push(i);
+        continue;
+      }
+      if (e.ratio <= 0) break;  // the best move there is gains nothing
+      apply(e.change);
+      ++epoch_;
+      e.change.clear();
+      push(i);  // its stage's (or the level's) next move, ratio as the estimate
+    }
+  }
+
+  // --- Refinement -----------------------------------------------------------
+
+  // Every stage to its cheapest ψ that keeps the design's interval and (for
+  // latency) the stage's fill and output width; kept if the design is no
+  // worse.
+  void repack() {
+    const std::int64_t interval = ev_.interval(), cycles = objective_cycles(ev_, objective_);
+    const bool latency = objective_ == Objective::Latency;
+    for (int s = 0; s < ev_.stage_count(); ++s) {
+      const arch::Resources p = prices();
+      const std::int64_t own = own_fill(s);
+      // Narrower outputs are allowed: the full evaluation checks what follows.
+      const int i = cheapest(s, p, Tried{}, [&](const Option& o) { return o.interval <= interval && (!latency || o.fill <= own); });
+      if (i < 0 || option(s, i).psi == ev_.psi(s) || added_cost(s, option(s, i), p) >= 0) continue;
+      try_keep({{s, option(s, i).psi}},
+               [&] { return ev_.interval() <= interval && objective_cycles(ev_, objective_) <= cycles; });
+    }
+  }
+
+  // --- Exchange (batch-1 latency) -------------------------------------------
+  //
+  // When the greedy stops, the moves left are those that do not fit. An
+  // exchange pays for one of them by moving other stages to cheaper ψ that
+  // keep the interval, losing as little fill as possible: the knapsack
+  // 1-swap the greedy cannot make (it spent the budget on small steps first).
+
+  struct Payer {
+    int stage = -1;
+    int option = -1;
+    double score = 0;  // estimated latency lost (per unit of deficit freed, for shares)
+  };
+
+  // The stages on the longest fill path.
+  std::vector<char> on_fill_path() const {
+    std::vector<char> on(static_cast<std::size_t>(ev_.stage_count()), 0);
+    for (int m = ev_.module_count() - 1; m >= 0;) {
+      if (const int s = ev_.stage_of_module(m); s >= 0) on[static_cast<std::size_t>(s)] = 1;
+      int next = -1;
+      std::int64_t longest = -1;
+      for (int p : ev_.producers(m))
+        if (ev_.module_fill(p) > longest) {
+          longest = ev_.module_fill(p);
+          next = p;
+        }
+      m = next;
+    }
+    return on;
+  }
+
+  // Gainers: for every stage on the fill path and every producer of a pool,
+  // the ψ with the best estimated latency drop per added cost as if the
+  // budget were unlimited; best first.
+  std::vector<std::pair<double, Change>> gainers(const std::vector<char>& path) {
+    std::vector<std::pair<double, Change>> out;
+    const std::int64_t interval = ev_.interval();
+    const arch::Resources p = prices();
+    auto best_of = [&](int s, auto gain_of) {
+      const Scan sc = scan(s, p);
+      const auto& opts = options(s);
+      int best = -1;
+      double best_ratio = 0;
+      for (std::size_t i = first_faster(s, interval + 1); i < opts.size(); ++i) {
+        if (opts[i].interval > interval) continue;
+        const double gain = gain_of(opts[i]);
+        if (gain <= 0) continue;
+        const double r = ratio(gain, sc.added(opts[i]));
+        if (best < 0 || r > best_ratio) {
+          best = static_cast<int>(i);
+          best_ratio = r;
+        }
+      }
+      if (best >= 0) out.push_back({best_ratio, {{s, option(s, best).psi}}});
+    };
+    for (int s = 0; s < ev_.stage_count(); ++s) {
+      if (!path[static_cast<std::size_t>(s)]) continue;
+      const std::int64_t own = own_fill(s);
+      best_of(s, [&](const Option& o) { return static_cast<double>(own - o.fill); });
+    }
+    for (int m = 0; m < ev_.module_count(); ++m) {
+      if (!width_sets_fill(ev_.module_kind(m))) continue;
+      for (int s : ev_.width_sources(m)) {
+        const std::int64_t width = ev_.module_width_out(ev_.slot(s).module), own = own_fill(s);
+        const bool on = path[static_cast<std::size_t>(s)];
+        best_of(s, [&](const Option& o) { return o.width <= width ? 0.0 : widen_gain(m, s, o, own, on); });
+      }
+    }
+    std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    if (out.size() > kExchangeGainers) out.resize(kExchangeGainers);
+    return out;
+  }
+
+  // One exchange that lowers the latency, if there is one (kept).
+  bool exchange() {
+    const std::int64_t latency = ev_.latency_cycles(), interval = ev_.interval();
+    const std::vector<char> path = on_fill_path();
+    const std::vector<Downgrade> downs = downgrades(path, interval);
+    for (const auto& [gain, change] : gainers(path)) {
+      const int g = change[0].first;
+      const Option* go = nullptr;
+      for (const auto& o : options(g))
+        if (o.psi == change[0].second) go = &o;
+      // What the gainer lacks, per resource.
+      const arch::Resources after = ev_.total() + go->res + held(g).scaled(-1.0);
+      arch::Resources deficit{std::max(0.0, after.dsp - ev_.budget().dsp), std::max(0.0, after.bram18 - ev_.budget().bram18),
+                              std::max(0.0, after.uram - ev_.budget().uram), std::max(0.0, after.lut - ev_.budget().lut),
+                              std::max(0.0, after.ff - ev_.budget().ff)};
+      if (priced(deficit, {1, 1, 1, 1, 1}) <= 0) continue;  // it fits: the greedy judged it worthless
+      const Payers payers = find_payers(g, deficit, downs);
+      auto accept = [&] { return ev_.interval() <= interval && ev_.latency_cycles() < latency; };
+      // Pay with one stage that covers it all, the least lost first ...
+      if (payers.alone.stage >= 0) {
+        Change c = change;
+        c.emplace_back(payers.alone.stage, option(payers.alone.stage, payers.alone.option).psi);
+        if (try_keep(c, accept)) return true;
+      }
+      // ... or with the best payers per unit freed until it is covered.
+      Change c = change;
+      arch::Resources freed;
+      for (const auto& py : payers.shares) {
+        c.emplace_back(py.stage, option(py.stage, py.option).psi);
+        freed += held(py.stage) + option(py.stage, py.option).res.scaled(-1.0);
+        if (covers(freed, deficit)) break;
+      }
+      if (covers(freed, deficit) && try_keep(c, accept)) return true;
+    }
+    return false;
+  }
+
+  // The pools and global pools whose input width stage s sets.
+  const std::vector<int>& pools_fed(int s) {
+    if (pools_fed_.empty()) {
+      pools_fed_.resize(static_cast<std::size_t>(ev_.stage_count()));
+      for (int m = 0; m < ev_.module_count(); ++m)
+        if (width_sets_fill(ev_.module_kind(m)))
+          for (int src : ev_.width_sources(m)) pools_fed_[static_cast<std::size_t>(src)].push_back(m);
+    }
+    return pools_fed_[static_cast<std::size_t>(s)];
+  }
+
+  static bool covers(const arch::Resources& freed, const arch::Resources& deficit) {
+    return freed.dsp >= deficit.dsp && freed.bram18 >= deficit.bram18 && freed.uram >= deficit.uram &&
+           freed.lut >= deficit.lut && freed.ff >= deficit.ff;
+  }
+
+  struct Payers {
+    std::vector<Payer> shares;  // per stage, the ψ losing least per deficit freed; best first
+    Payer alone;                // the ψ of one stage that frees it all, losing least
+  };
+
+  // A cheaper ψ for a stage (interval within the design's): what it frees
+  // and the latency it is estimated to lose.
+  struct Downgrade {
+    int stage = -1, option = -1;
+    arch::Resources freed;
+    double lost = 0;
+  };
+
+  std::vector<Downgrade> downgrades(const std::vector<char>& path, std::int64_t interval) {
+    std::vector<Downgrade> out;
+    for (int t = 0; t < ev_.stage_count(); ++t) {
+      const arch::Resources h = held(t);
+      const std::int64_t own = own_fill(t), width = ev_.module_width_out(ev_.slot(t).module);
+      const auto& opts = options(t);
+      for (std::size_t i = first_faster(t, interval + 1); i < opts.size(); ++i) {
+        const Option& o = opts[i];
+        if (o.psi == ev_.psi(t)) continue;
+        const arch::Resources freed = h + o.res.scaled(-1.0);
+        if (freed.dsp <= 0 && freed.bram18 <= 0 && freed.uram <= 0 && freed.lut <= 0 && freed.ff <= 0) continue;
+        // A cycle of fill lost on the path costs (its own, and that of the
+        // pools a narrower output feeds); off it, a little for luck.
+        double lost = path[static_cast<std::size_t>(t)] ? std::max<double>(0, static_cast<double>(o.fill - own)) : 0;
+        if (o.width < width)
+          for (int m : pools_fed(t))
+            lost += static_cast<double>(pool_fill_if(m, t, o.width) - ev_.pool_fill_at(m, ev_.module_width_in(m)));
+        out.push_back({t, static_cast<int>(i), freed, lost + 1e-3});
+      }
+    }
+    return out;
+  }
+
+  // The downgrades (of stages other than the gainer) that pay the deficit.
+  Payers find_payers(int gainer, const arch::Resources& deficit, const std::vector<Downgrade>& downs) const {
+    auto share = [](double freed, double need) { return need > 0 ? std::min(freed, need) / need : 0.0; };
+    const double parts = (deficit.dsp > 0) + (deficit.bram18 > 0) + (deficit.uram > 0) + (deficit.lut > 0) + (deficit.ff > 0);
+    Payers out;
+    Payer best;  // of the stage being looked at
+    auto flush = [&] {
+      if (best.stage >= 0) out.shares.push_back(best);
+      best = {};
+    };
+    for (const Downgrade& d : downs) {
+      if (d.stage == gainer) continue;
+      if (d.stage != best.stage) flush();
+      const double freed = share(d.freed.dsp, deficit.dsp) + share(d.freed.bram18, deficit.bram18) +
+                           share(d.freed.uram, deficit.uram) + share(d.freed.lut, deficit.lut) +
+                           share(d.freed.ff, deficit.ff);
+      if (freed <= 0) continue;
+      const double score = d.lost / freed;
+      if (best.stage < 0 || score < best.score) best = {d.stage, d.option, score};
+      if (freed >= parts - 1e-9 && (out.alone.stage < 0 || d.lost < out.alone.score))
+        out.alone = {d.stage, d.option, d.lost};
+    }
+    flush();
+    std::stable_sort(out.shares.begin(), out.shares.end(), [](const Payer& a, const Payer& b) { return a.score < b.score; });
+    return out;
+  }
+
+  Evaluator& ev_;
+  Objective objective_;
+  std::vector<std::vector<Option>> options_;
+  std::vector<std::vector<int>> pools_fed_;
+  std::vector<char> path_;
+  std::int64_t path_stamp_ = -1;
+  struct Memo {
+    std::uint64_t key = 0;
+    std::int64_t stamp = -1, value = 0;
+  };
+  static constexpr int kMemoBits = 10;
+  std::vector<Memo> memo_ = std::vector<Memo>(std::size_t{1} << kMemoBits);  // pool_fill_if()
+  Change* journal_ = nullptr;  // when set, try_keep() records what it keeps
+  std::int64_t epoch_ = 0;
+};
+
+}  // namespace
+
+void balance(Evaluator& ev, Objective objective) { Balancer(ev, objective).run(); }
+
+}  // namespace mixtd::search::detail

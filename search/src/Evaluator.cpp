@@ -1,0 +1,500 @@
+#include "Evaluator.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "mixtd/arch/Resources.h"
+#include "mixtd/support/Error.h"
+
+namespace mixtd::search::detail {
+
+namespace {
+
+using arch::ModuleKind;
+
+// As in Graph.cpp (host links take the widest divisor of the stream width
+// their bandwidth allows).
+std::int64_t largest_divisor_at_most(std::int64_t n, std::int64_t cap) {
+  for (std::int64_t d = std::min(n, cap); d >= 1; --d)
+    if (n % d == 0) return d;
+  return 1;
+}
+
+std::size_t at(int i) { return static_cast<std::size_t>(i); }
+
+// A regroup's output width from its input width (Graph.cpp's regroup()).
+std::int64_t regroup_width(const arch::Module& gm, std::int64_t w) {
+  std::int64_t wo = std::max<std::int64_t>(1, w * gm.ports_in / gm.ports_out);
+  if (gm.out_shape.c % wo != 0) wo = std::gcd(wo, gm.out_shape.c);
+  return wo;
+}
+
+}  // namespace
+
+Evaluator::Evaluator(const arch::Design& d)
+    : graph_(arch::build_graph(d)),
+      bits_(d.bits),
+      fifo_depth_(d.fifo_depth),
+      host_words_(static_cast<std::int64_t>(d.device.host_words_per_cycle)),
+      allow_uram_(d.device.capacity.uram > 0),
+      clock_mhz_(d.clock_mhz),
+      budget_(d.device.capacity.scaled(d.budget)) {
+  const auto& gm = graph_.modules;
+  mods_.resize(gm.size());
+  for (std::size_t i = 0; i < gm.size(); ++i) {
+    const arch::Module& m = gm[i];
+    Mod& e = mods_[i];
+    e.kind = m.kind;
+    e.count = m.count;
+    e.inputs = m.inputs;
+    e.outputs = m.outputs;
+    e.width_out = m.width_out;
+    e.cycles = m.cycles;
+    e.res = m.resources.scaled(static_cast<double>(m.count));
+    for (int s : m.inputs) e.producers.push_back(graph_.streams[at(s)].from);
+    if (m.kind == ModuleKind::Stage) {
+      StageSlot slot;
+      slot.module = static_cast<int>(i);
+      slot.layer = m.layer;
+      slot.index = m.stage_index;
+      slot.shape = m.shape;
+      slot.p_in = arch::divisors(m.shape.depthwise ? m.shape.in_ch : m.shape.in_per_group());
+      if (!m.shape.depthwise) slot.p_out = arch::divisors(m.shape.out_ch / m.shape.groups);
+      slot.fine = arch::divisors(m.shape.kh * m.shape.kw);
+      e.slot = static_cast<int>(slots_.size());
+      slots_.push_back(std::move(slot));
+      psi_.push_back(m.psi);
+    }
+    // Width sources: a stage is its own; other modules inherit their producers'.
+    for (int p : e.producers) {
+      const Mod& pm = mods_[at(p)];
+      if (pm.slot >= 0) {
+        e.sources.push_back(pm.slot);
+      } else {
+        e.sources.insert(e.sources.end(), pm.sources.begin(), pm.sources.end());
+      }
+    }
+    std::sort(e.sources.begin(), e.sources.end());
+    e.sources.erase(std::unique(e.sources.begin(), e.sources.end()), e.sources.end());
+    if (m.kind == ModuleKind::EltwiseAdd && m.inputs.size() >= 2) adds_.push_back(static_cast<int>(i));
+  }
+  strs_.resize(graph_.streams.size());
+  for (std::size_t i = 0; i < graph_.streams.size(); ++i) {
+    const arch::Stream& s = graph_.streams[i];
+    Str& e = strs_[i];
+    e.from = s.from;
+    e.to = s.to;
+    e.count = s.count;
+    e.words = s.words;
+    e.width = s.width;
+    e.depth = s.depth;
+    e.res = s.resources;
+    if (auto it = d.fifo_depths.find(s.name); it != d.fifo_depths.end()) e.override_depth = it->second;
+    // The width rule below relies on this: a stream carries its producer's beats.
+    require(s.width == mods_[at(s.from)].width_out, "internal: stream '" + s.name + "' is not its producer's width");
+  }
+  dirty_.assign(mods_.size(), 0);
+  feeds_add_.assign(mods_.size(), 0);
+  for (int a : adds_)
+    for (int p : mods_[at(a)].producers) feeds_add_[at(p)] = 1;
+  hot_.resize(mods_.size());
+  for (int m = 0; m < module_count(); ++m) sync_hot(m);
+  mod_saved_.assign(mods_.size(), 0);
+  str_saved_.assign(strs_.size(), 0);
+  psi_saved_.assign(psi_.size(), 0);
+  // Producers as one flat array, for the fill pass that runs on every change.
+  prod_start_.push_back(0);
+  for (const auto& m : mods_) {
+    prod_list_.insert(prod_list_.end(), m.producers.begin(), m.producers.end());
+    prod_start_.push_back(static_cast<int>(prod_list_.size()));
+  }
+  for (const auto& m : mods_) total_ += m.res;
+  for (const auto& s : strs_) total_ += s.res;
+  recompute_fills(0);
+  recompute_interval();
+}
+
+std::int64_t Evaluator::module_width_in(int m) const {
+  std::int64_t w = 0;
+  for (int s : mods_[at(m)].inputs) w = w == 0 ? strs_[at(s)].width : std::min(w, strs_[at(s)].width);
+  return w;
+}
+
+void Evaluator::set_module_resources(int m, const arch::Resources& per_instance) {
+  Mod& e = mods_[at(m)];
+  total_ += e.res.scaled(-1.0);
+  e.res = per_instance.scaled(static_cast<double>(e.count));
+  total_ += e.res;
+}
+
+void Evaluator::set_stream(int s, std::int64_t width, std::int64_t depth) {
+  Str& e = strs_[at(s)];
+  if (e.width == width && e.depth == depth) return;
+  save_stream(s);
+  e.width = width;
+  e.depth = depth;
+  total_ += e.res.scaled(-1.0);
+  e.res = arch::fifo_resources(depth, width, bits_).scaled(static_cast<double>(e.count));
+  total_ += e.res;
+}
+
+void Evaluator::recompute_stage(int m) {
+  Mod& e = mods_[at(m)];
+  const StageSlot& slot = slots_[at(e.slot)];
+  const arch::Psi& p = psi_[at(e.slot)];
+  e.cycles = arch::stage_cycles(slot.shape, p);
+  sync_hot(m);
+  e.width_out = slot.shape.depthwise ? p.p_in : p.p_out;
+  set_module_resources(m, arch::stage_resources(slot.shape, p, bits_, allow_uram_).total);
+}
+
+// Each case mirrors the corresponding builder in arch/src/Graph.cpp.
+bool Evaluator::recompute_module(int m) {
+  save_module(m);
+  Mod& e = mods_[at(m)];
+  const arch::Module& gm = graph_.modules[at(m)];
+  const std::int64_t before = e.width_out;
+  const std::int64_t w = e.inputs.empty() ? e.width_out : strs_[at(e.inputs[0])].width;
+  arch::Resources r;
+  switch (e.kind) {
+    case ModuleKind::HostIn:
+      return false;  // fixed by the device
+    case ModuleKind::Stage:
+      recompute_stage(m);
+      return e.width_out != before;
+    case ModuleKind::HostOut:
+      e.cycles = arch::stream_cycles(gm.words_in, largest_divisor_at_most(w, host_words_), 0, 1);
+      r = arch::stream_block_resources(w, 1, bits_);
+      break;
+    case ModuleKind::Split:
+    case ModuleKind::Merge:
+    case ModuleKind::RoundRobin: {
+      const std::int64_t wo = regroup_width(gm, w);
+      e.width_out = wo;
+      e.cycles = arch::stream_cycles(gm.words_in, w, gm.words_out, wo);
+      r = arch::stream_block_resources(std::max(w, wo), gm.ports_in + gm.ports_out, bits_);
+      if (e.kind == ModuleKind::RoundRobin)
+        r += arch::fifo_resources(fifo_depth_, 1, bits_).scaled(static_cast<double>(gm.fifos));
+      break;
+    }
+    case ModuleKind::Fork:
+      e.width_out = w;
+      e.cycles = arch::stream_cycles(gm.words_in, w, gm.words_out, w);
+      r = arch::stream_block_resources(w, 1 + gm.ports_out, bits_);
+      break;
+    case ModuleKind::GroupAdd:
+      e.width_out = w;
+      e.cycles = arch::stream_cycles(gm.words_in, w, gm.words_out, w);
+      e.cycles.fill += arch::kRequantPipeline;
+      r = arch::stream_block_resources(w, gm.ports_in + 1, bits_);
+      r.lut += 40.0 * static_cast<double>(w * gm.ports_in);
+      break;
+    case ModuleKind::EltwiseAdd: {
+      std::int64_t wide = 1, in_cycles = 0;
+      for (int s : e.inputs) {
+        wide = std::max(wide, strs_[at(s)].width);
+        in_cycles = std::max(in_cycles, arch::ceil_div(gm.words_in, strs_[at(s)].width));
+      }
+      e.width_out = wide;
+      e.cycles = arch::stream_cycles(gm.words_in, wide, gm.words_out, wide);
+      e.cycles.in = in_cycles;
+      e.cycles.fill += arch::kRequantPipeline;
+      r = arch::stream_block_resources(wide, gm.ports_in + 1, bits_);
+      break;
+    }
+    case ModuleKind::MaxPool:
+    case ModuleKind::AvgPool:
+      e.width_out = w;
+      e.cycles = arch::pool_cycles(gm.in_shape, gm.out_shape, gm.pool.kh, gm.pool.kw, gm.pool.ph, gm.pool.pw, w);
+      r = arch::pool_resources(gm.in_shape, gm.pool.kh, gm.pool.kw, gm.pool.pw, w, bits_);
+      break;
+    case ModuleKind::GlobalAvgPool:
+      e.width_out = w;
+      e.cycles = arch::global_pool_cycles(gm.in_shape, w);
+      r = arch::stream_block_resources(w, 2, bits_);
+      r.ff += 32.0 * static_cast<double>(gm.in_shape.c);
+      break;
+    case ModuleKind::ReLU:
+      e.width_out = w;
+      e.cycles = arch::stream_cycles(gm.words_in, w, gm.words_out, w);
+      r = arch::stream_block_resources(w, 2, bits_);
+      break;
+  }
+  sync_hot(m);
+  set_module_resources(m, r);
+  return e.width_out != before;
+}
+
+void Evaluator::set_psi(int s, const arch::Psi& p) {
+  arch::Psi q = p;
+  if (slots_[at(s)].shape.depthwise) q.p_out = q.p_in;
+  if (const Savepoint* t = open_trial(); t && psi_saved_[at(s)] != t->id) {
+    psi_saved_[at(s)] = t->id;
+    psi_log_.emplace_back(s, psi_[at(s)]);
+  }
+  psi_[at(s)] = q;
+  propagate_from(slots_[at(s)].module);
+}
+
+void Evaluator::set_all(const std::vector<arch::Psi>& psis) {
+  require(psis.size() == psi_.size(), "internal: set_all with the wrong number of stages");
+  require(depth_ == 0, "internal: set_all inside a trial");
+  for (std::size_t s = 0; s < psis.size(); ++s) {
+    psi_[s] = psis[s];
+    if (slots_[s].shape.depthwise) psi_[s].p_out = psi_[s].p_in;
+  }
+  for (int m = 0; m < module_count(); ++m) {
+    recompute_module(m);
+    for (int o : mods_[at(m)].outputs) set_stream(o, mods_[at(m)].width_out, strs_[at(o)].depth);
+  }
+  recompute_fills(0);
+  size_skip_fifos(0);
+  recompute_interval();
+  // Re-sum the total in analyse()'s order rather than trust the deltas.
+  total_ = {};
+  for (const auto& m : mods_) total_ += m.res;
+  for (const auto& st : strs_) total_ += st.res;
+  ++evaluations_;
+}
+
+// Only the module, and downstream of it what its output width reaches,
+// change; the sweep follows topological order so inputs are final first.
+void Evaluator::propagate_from(int m) {
+  int last_dirty = m;
+  dirty_[at(m)] = 1;
+  touched_.clear();
+  fill_moved_ = false;
+  for (int i = m; i <= last_dirty; ++i) {
+    if (!dirty_[at(i)]) continue;
+    dirty_[at(i)] = 0;
+    touched_.push_back(i);
+    if (!recompute_module(i)) continue;
+    for (int o : mods_[at(i)].outputs) {
+      set_stream(o, mods_[at(i)].width_out, strs_[at(o)].depth);
+      const int to = strs_[at(o)].to;
+      // A stage's own numbers do not depend on its input width (its port
+      // re-packs beats), so the change stops there.
+      if (mods_[at(to)].kind == ModuleKind::Stage) continue;
+      dirty_[at(to)] = 1;
+      last_dirty = std::max(last_dirty, to);
+    }
+  }
+  // Fills follow only the modules' own fills: a change that moved none
+  // (say a wider p_out into another stage) leaves every fill as it was.
+  if (fill_moved_) recompute_fills(m);
+  // Skip-FIFO depths follow the fills and the add inputs' producers (their
+  // interval and width); if neither moved they stand.
+  bool adds_moved = fill_moved_;
+  for (int t : touched_) adds_moved = adds_moved || feeds_add_[at(t)];
+  if (adds_moved) size_skip_fifos(m);
+  update_interval();
+  ++evaluations_;
+}
+
+// Fills before `from_module` cannot change: only it and what follows moved.
+void Evaluator::recompute_fills(int from_module) {
+  fill_.resize(mods_.size(), 0);
+  for (std::size_t k = 0; k < depth_; ++k) {
+    Savepoint& t = trials_[k];
+    if (at(from_module) >= t.fill_from) continue;
+    if (t.fills.size() != mods_.size()) t.fills.resize(mods_.size());
+    std::copy(fill_.begin() + from_module, fill_.begin() + static_cast<std::ptrdiff_t>(t.fill_from),
+              t.fills.begin() + from_module);
+    t.fill_from = at(from_module);
+  }
+  for (std::size_t i = at(from_module); i < mods_.size(); ++i) {
+    std::int64_t start = 0;
+    for (int k = prod_start_[i]; k < prod_start_[i + 1]; ++k) start = std::max(start, fill_[at(prod_list_[at(k)])]);
+    fill_[i] = start + hot_[i].fill;
+  }
+}
+
+// As Graph.cpp's size_skip_fifos: the earlier input of an add buffers what
+// its producer emits while the later path fills; design overrides win.
+// Adds before `from_module` see only fills and intervals that did not change.
+void Evaluator::size_skip_fifos(int from_module) {
+  for (int a : adds_) {
+    if (a < from_module) continue;
+    const Mod& add = mods_[at(a)];
+    std::int64_t latest = 0;
+    for (int s : add.inputs) latest = std::max(latest, fill_[at(strs_[at(s)].from)]);
+    for (int s : add.inputs) {
+      const Str& st = strs_[at(s)];
+      std::int64_t depth = fifo_depth_;
+      const std::int64_t gap = latest - fill_[at(st.from)];
+      if (gap > 0) {
+        const std::int64_t beats = arch::ceil_div(st.words, st.width);
+        const std::int64_t rate_interval = std::max<std::int64_t>(1, hot_[at(st.from)].interval);
+        depth = std::min(beats, arch::ceil_div(gap * beats, rate_interval)) + fifo_depth_;
+      }
+      if (st.override_depth > 0) depth = st.override_depth;
+      set_stream(s, st.width, depth);
+    }
+  }
+}
+
+// The interval is kept in a tournament tree over the modules' intervals
+// (each node the first module with the largest interval below it), so a
+// change costs log(modules) per touched module instead of a scan.
+int Evaluator::slower(int a, int b) const {
+  if (a < 0) return b;
+  if (b < 0) return a;
+  const std::int64_t ia = hot_[at(a)].interval, ib = hot_[at(b)].interval;
+  return ia > ib || (ia == ib && a < b) ? a : b;
+}
+
+void Evaluator::read_top() {
+  const int top = tree_[1];
+  interval_ = top < 0 ? 0 : hot_[at(top)].interval;
+  bottleneck_ = interval_ > 0 ? top : -1;  // as analyse(): none if every interval is 0
+}
+
+void Evaluator::recompute_interval() {
+  std::size_t leaves = 1;
+  while (leaves < mods_.size()) leaves *= 2;
+  tree_.assign(2 * leaves, -1);
+  for (std::size_t i = 0; i < mods_.size(); ++i) tree_[leaves + i] = static_cast<int>(i);
+  for (std::size_t n = leaves; n-- > 1;) tree_[n] = slower(tree_[2 * n], tree_[2 * n + 1]);
+  read_top();
+}
+
+void Evaluator::tree_update(int m) {
+  for (std::size_t n = (tree_.size() / 2 + at(m)) / 2; n >= 1; n /= 2) tree_[n] = slower(tree_[2 * n], tree_[2 * n + 1]);
+}
+
+void Evaluator::update_interval() {
+  for (int t : touched_) tree_update(t);
+  read_top();
+}
+
+std::int64_t Evaluator::width_in_if(int target, int s, std::int64_t w) const {
+  const int src = slots_[at(s)].module;
+  std::vector<std::pair<int, std::int64_t>> changed{{src, w}};
+  auto width_of = [&](int m) {
+    for (const auto& [k, v] : changed)
+      if (k == m) return v;
+    return mods_[at(m)].width_out;
+  };
+  auto touched = [&](int m) {
+    for (int p : mods_[at(m)].producers)
+      for (const auto& [k, v] : changed)
+        if (k == p) return true;
+    return false;
+  };
+  for (int i = src + 1; i < target; ++i) {
+    const Mod& e = mods_[at(i)];
+    if (e.kind == ModuleKind::Stage || e.kind == ModuleKind::HostIn || e.kind == ModuleKind::HostOut || !touched(i))
+      continue;
+    std::int64_t wo = width_of(e.producers[0]);
+    if (e.kind == ModuleKind::EltwiseAdd)
+      for (int p : e.producers) wo = std::max(wo, width_of(p));
+    if (e.kind == ModuleKind::Split || e.kind == ModuleKind::Merge || e.kind == ModuleKind::RoundRobin)
+      wo = regroup_width(graph_.modules[at(i)], wo);
+    if (wo != e.width_out) changed.emplace_back(i, wo);
+  }
+  std::int64_t in = 0;
+  for (int p : mods_[at(target)].producers) in = in == 0 ? width_of(p) : std::min(in, width_of(p));
+  return in;
+}
+
+std::int64_t Evaluator::pool_fill_at(int m, std::int64_t width) const {
+  const arch::Module& gm = graph_.modules[at(m)];
+  if (gm.kind == ModuleKind::GlobalAvgPool) return arch::global_pool_cycles(gm.in_shape, width).fill;
+  return arch::pool_cycles(gm.in_shape, gm.out_shape, gm.pool.kh, gm.pool.kw, gm.pool.ph, gm.pool.pw, width).fill;
+}
+
+void Evaluator::sync_hot(int m) {
+  const arch::Cycles& c = mods_[at(m)].cycles;
+  if (hot_[at(m)].fill != c.fill) fill_moved_ = true;
+  hot_[at(m)] = {c.fill, c.interval()};
+}
+
+void Evaluator::save_module(int m) {
+  const Savepoint* t = open_trial();
+  if (!t || mod_saved_[at(m)] == t->id) return;
+  mod_saved_[at(m)] = t->id;
+  const Mod& e = mods_[at(m)];
+  mod_log_.push_back({m, e.width_out, e.cycles, e.res});
+}
+
+void Evaluator::save_stream(int s) {
+  const Savepoint* t = open_trial();
+  if (!t || str_saved_[at(s)] == t->id) return;
+  str_saved_[at(s)] = t->id;
+  const Str& e = strs_[at(s)];
+  str_log_.push_back({s, e.width, e.depth, e.res});
+}
+
+void Evaluator::begin_trial() {
+  if (depth_ == trials_.size()) trials_.emplace_back();
+  Savepoint& t = trials_[depth_++];  // its fills buffer is reused
+  t.id = next_trial_++;
+  t.mods = mod_log_.size();
+  t.strs = str_log_.size();
+  t.psis = psi_log_.size();
+  t.fill_from = mods_.size();
+  t.interval = interval_;
+  t.bottleneck = bottleneck_;
+  t.total = total_;
+}
+
+void Evaluator::rollback() {
+  require(depth_ > 0, "internal: rollback without a trial");
+  Savepoint& t = trials_[depth_ - 1];
+  for (std::size_t i = mod_log_.size(); i-- > t.mods;) {
+    const ModState& st = mod_log_[i];
+    Mod& e = mods_[at(st.m)];
+    e.width_out = st.width_out;
+    e.cycles = st.cycles;
+    e.res = st.res;
+    sync_hot(st.m);
+    tree_update(st.m);
+  }
+  for (std::size_t i = str_log_.size(); i-- > t.strs;) {
+    const StrState& st = str_log_[i];
+    Str& e = strs_[at(st.s)];
+    e.width = st.width;
+    e.depth = st.depth;
+    e.res = st.res;
+  }
+  for (std::size_t i = psi_log_.size(); i-- > t.psis;) psi_[at(psi_log_[i].first)] = psi_log_[i].second;
+  if (t.fill_from < mods_.size())
+    std::copy(t.fills.begin() + static_cast<std::ptrdiff_t>(t.fill_from), t.fills.end(),
+              fill_.begin() + static_cast<std::ptrdiff_t>(t.fill_from));
+  interval_ = t.interval;
+  bottleneck_ = t.bottleneck;
+  total_ = t.total;
+  mod_log_.resize(t.mods);
+  str_log_.resize(t.strs);
+  psi_log_.resize(t.psis);
+  --depth_;
+}
+
+// The enclosing trial (if any) keeps the log entries and still needs the
+// fills as they were when it began: those it has not saved yet are the
+// inner trial's saved ones.
+void Evaluator::commit() {
+  require(depth_ > 0, "internal: commit without a trial");
+  const Savepoint& inner = trials_[--depth_];
+  if (depth_ == 0) {
+    mod_log_.clear();
+    str_log_.clear();
+    psi_log_.clear();
+    return;
+  }
+  Savepoint& outer = trials_[depth_ - 1];
+  if (inner.fill_from < outer.fill_from) {
+    if (outer.fills.size() != mods_.size()) outer.fills.resize(mods_.size());
+    std::copy(inner.fills.begin() + static_cast<std::ptrdiff_t>(inner.fill_from),
+              inner.fills.begin() + static_cast<std::ptrdiff_t>(outer.fill_from),
+              outer.fills.begin() + static_cast<std::ptrdiff_t>(inner.fill_from));
+    outer.fill_from = inner.fill_from;
+  }
+}
+
+void Evaluator::apply(arch::Design& d) const {
+  for (std::size_t s = 0; s < slots_.size(); ++s)
+    d.layers.at(slots_[s].layer).stages.at(static_cast<std::size_t>(slots_[s].index)) = psi_[s];
+}
+
+}  // namespace mixtd::search::detail

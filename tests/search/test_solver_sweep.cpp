@@ -1,0 +1,53 @@
+// Budget sweeps (560 solves, under a second). The solver is a greedy, so a
+// larger budget is not guaranteed to give a higher FPS; this bounds how far
+// it may fall back: never more than 1% below the best FPS of any smaller
+// budget.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "SearchTestUtil.h"
+#include "mixtd/search/Solver.h"
+#include "mixtd/support/Error.h"
+
+namespace {
+
+using namespace mixtd;
+using namespace mixtd::search::testing;
+
+TEST(SolverSweep, LargerBudgetNeverLosesMoreThanOnePercent) {
+  const std::vector<std::pair<std::string, arch::Design>> designs = {
+      {"tiny:width=2/zc706", zoo_design("tiny:width=2", "zc706")},
+      {"tiny-dw/zcu102", zoo_design("tiny-dw", "zcu102")},
+      {"resnet18-fmnist:width=0.25/zc706", zoo_design("resnet18-fmnist:width=0.25", "zc706")},
+      {"resnet18-fmnist:width=0.25 svd/zc706",
+       uniform_tau(zoo_design("resnet18-fmnist:width=0.25", "zc706"), td::TdType::SvdFilter)},
+      {"resnet18 svd/u250", uniform_tau(zoo_design("resnet18", "u250"), td::TdType::SvdFilter)},
+      {"resnet18 cpd/u250", uniform_tau(zoo_design("resnet18", "u250"), td::TdType::Cpd)},
+      {"repvgg-a0/u250", zoo_design("repvgg-a0", "u250")},
+  };
+  for (const auto& [name, d] : designs) {
+    for (search::Objective o : {search::Objective::Latency, search::Objective::Throughput}) {
+      double best = 0;
+      for (int k = 1; k <= 40; ++k) {
+        search::SolverOptions opt;
+        opt.objective = o;
+        opt.budget = k / 40.0;
+        double fps = 0;
+        try {
+          const auto r = search::solve(d, opt);
+          EXPECT_TRUE(r.report.fits()) << name;
+          fps = o == search::Objective::Latency ? r.report.fps_batch1() : r.report.fps_peak();
+        } catch (const Error&) {
+          EXPECT_EQ(best, 0) << name << ": budget " << opt.budget << " fails after a smaller one worked";
+        }
+        EXPECT_GE(fps, 0.99 * best) << name << (o == search::Objective::Latency ? " latency" : " throughput")
+                                    << " budget " << opt.budget;
+        best = std::max(best, fps);
+      }
+    }
+  }
+}
+
+}  // namespace
