@@ -91,18 +91,7 @@ class Annealer {
   // A stage on the longest fill path (walking back from the output along
   // the producer that finishes filling last).
   int fill_path_stage() {
-    path_.clear();
-    for (int m = ev_.module_count() - 1; m >= 0;) {
-      if (const int s = ev_.stage_of_module(m); s >= 0) path_.push_back(s);
-      int next = -1;
-      std::int64_t longest = -1;
-      for (int p : ev_.producers(m))
-        if (ev_.module_fill(p) > longest) {
-          longest = ev_.module_fill(p);
-          next = p;
-        }
-      m = next;
-    }
+    path_ = ev_.fill_path_stages();
     return path_.empty() ? any_stage() : path_[rng_.below(path_.size())];
   }
 

@@ -573,17 +573,7 @@ class Balancer {
   // The stages on the longest fill path.
   std::vector<char> on_fill_path() const {
     std::vector<char> on(static_cast<std::size_t>(ev_.stage_count()), 0);
-    for (int m = ev_.module_count() - 1; m >= 0;) {
-      if (const int s = ev_.stage_of_module(m); s >= 0) on[static_cast<std::size_t>(s)] = 1;
-      int next = -1;
-      std::int64_t longest = -1;
-      for (int p : ev_.producers(m))
-        if (ev_.module_fill(p) > longest) {
-          longest = ev_.module_fill(p);
-          next = p;
-        }
-      m = next;
-    }
+    for (int s : ev_.fill_path_stages()) on[static_cast<std::size_t>(s)] = 1;
     return on;
   }
 

@@ -94,6 +94,23 @@ class Evaluator {
   const std::vector<int>& width_sources(int m) const { return mods_[static_cast<std::size_t>(m)].sources; }
   // The producer modules of m's inputs.
   const std::vector<int>& producers(int m) const { return mods_[static_cast<std::size_t>(m)].producers; }
+  // The stages on the longest fill path, from the output back: at every
+  // module, step to the producer that finishes filling last.
+  std::vector<int> fill_path_stages() const {
+    std::vector<int> path;
+    for (int m = module_count() - 1; m >= 0;) {
+      if (const int s = stage_of_module(m); s >= 0) path.push_back(s);
+      int next = -1;
+      std::int64_t longest = -1;
+      for (int p : producers(m))
+        if (module_fill(p) > longest) {
+          longest = module_fill(p);
+          next = p;
+        }
+      m = next;
+    }
+    return path;
+  }
   std::int64_t module_width_in(int m) const;  // the narrowest input stream's width
 
   // The (narrowest) input width module `target` would see if stage s's
