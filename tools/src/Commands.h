@@ -19,5 +19,6 @@ Run add_solve(CLI::App& app);
 Run add_train(CLI::App& app);
 Run add_accuracy(CLI::App& app);
 Run add_finetune(CLI::App& app);
+Run add_simulate(CLI::App& app);
 
 }  // namespace mixtd::cli

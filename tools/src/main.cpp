@@ -5,6 +5,12 @@
 #include "Commands.h"
 #include "mixtd/support/Error.h"
 
+// libsystemc.so (linked for `mixtd simulate`) defines its own main(), which
+// would call sc_main(); this executable's main() takes precedence, and
+// SystemC is started by sim::simulate() instead. sc_main must still exist
+// for the library to link.
+extern "C" int sc_main(int, char**) { return 0; }
+
 int main(int argc, char** argv) {
   CLI::App app{
       "mixtd: layer-specific tensor decomposition (SVD/CPD) of CNNs mapped onto dataflow\n"
@@ -31,6 +37,7 @@ int main(int argc, char** argv) {
   reg(mixtd::cli::add_train);
   reg(mixtd::cli::add_accuracy);
   reg(mixtd::cli::add_finetune);
+  reg(mixtd::cli::add_simulate);
 
   try {
     app.parse(argc, argv);

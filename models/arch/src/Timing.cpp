@@ -12,6 +12,12 @@ std::int64_t window_fill_words(const td::StageShape& s) {
   return std::max(s.in.c, (rows * s.in.w + cols) * s.in.c);
 }
 
+std::int64_t line_buffer_pixels(std::int64_t kh, std::int64_t kw, std::int64_t sh, std::int64_t sw, std::int64_t w) {
+  if (kh == 1 && kw == 1) return 2;
+  if (kh == 1) return kw + sw;
+  return (kh - 1 + sh) * w;
+}
+
 Cycles stage_cycles(const td::StageShape& s, const Psi& psi) {
   Cycles c;
   const std::int64_t pix_out = s.out.h * s.out.w;

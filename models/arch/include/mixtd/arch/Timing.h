@@ -39,6 +39,14 @@ std::int64_t stage_multipliers(const td::StageShape& s, const Psi& psi);
 // ((kh − 1 − ph)·W + (kw − pw))·C, at least one pixel (C).
 std::int64_t window_fill_words(const td::StageShape& s);
 
+// Pixels a line buffer (conv stage, pooling) holds: two for a 1×1 window
+// (one computed while the next fills), kw + sw for a 1×k window, and
+// (kh − 1 + sh) lines for kh > 1 — a stride of lines beyond the window, so
+// the input keeps streaming while a row of windows is computed and a
+// compute-bound stage never waits for its next row. The SystemC LineBuffer
+// has exactly this capacity.
+std::int64_t line_buffer_pixels(std::int64_t kh, std::int64_t kw, std::int64_t sh, std::int64_t sw, std::int64_t w);
+
 // A conv stage on one frame:
 //   in      = H·W·C / p_in
 //   compute = Ho·Wo·(C/p_in)·(N/p_out)·(kh·kw/fine)       dense (per conv group, serialised)

@@ -1,0 +1,198 @@
+#include "mixtd/sim/Simulate.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <systemc>
+
+#include "Pipeline.h"
+#include "mixtd/arch/Analytical.h"
+#include "mixtd/net/Load.h"
+#include "mixtd/numerics/Golden.h"
+#include "mixtd/numerics/Quantized.h"
+#include "mixtd/support/Error.h"
+#include "mixtd/support/Rng.h"
+#include "mixtd/td/Decompose.h"
+
+namespace mixtd::sim {
+
+double SimResult::fps_batch1() const {
+  return latency.empty() || latency.front() <= 0 ? 0 : clock_mhz * 1e6 / static_cast<double>(latency.front());
+}
+double SimResult::fps_peak() const {
+  return interval <= 0 ? fps_batch1() : clock_mhz * 1e6 / static_cast<double>(interval);
+}
+
+namespace {
+
+bool g_elaborated = false;
+
+// The design's network in BFP8: its decomposed layers, calibrated on a
+// seeded batch of normal images (bit-exactness needs no real data).
+numerics::QNetwork quantise(const arch::Design& design, std::uint64_t seed) {
+  // design.yaml loads zoo networks without weights (the hardware figures do
+  // not need them); data does: zoo weights are seeded, so regenerate them.
+  arch::Design with;
+  const arch::Design* dp = &design;
+  if (!design.network.has_weights()) {
+    require(!std::filesystem::exists(design.network_spec),
+            "simulate --functional: network '" + design.network_spec + "' carries no weights");
+    with = design;
+    with.network = net::load_network(design.network_spec, true);
+    dp = &with;
+  }
+  const arch::Design& d = *dp;
+  numerics::Decompositions decomps;
+  for (const auto& l : d.network.layers) {
+    if (l.kind != net::LayerKind::Conv2d) continue;
+    const td::Tau& tau = d.mapping(l.name).tau;
+    if (!tau.decomposed()) continue;
+    td::Decomposer dec(l);
+    decomps[l.name] = dec.decompose(tau);
+  }
+  Rng rng(seed);
+  numerics::FloatTensor calib(8, d.network.input_shape);
+  for (auto& v : calib.data) v = static_cast<float>(rng.normal());
+  return numerics::quantize_network(d.network, decomps, calib);
+}
+
+// A tensor's frames in stream order (frame, row, col, channel).
+std::vector<std::int8_t> stream_order(const numerics::Int8Tensor& x) {
+  std::vector<std::int8_t> out;
+  out.reserve(x.data.size());
+  for (std::int64_t n = 0; n < x.n; ++n)
+    for (std::int64_t i = 0; i < x.h; ++i)
+      for (std::int64_t j = 0; j < x.w; ++j)
+        for (std::int64_t c = 0; c < x.c; ++c) out.push_back(x.at(n, c, i, j));
+  return out;
+}
+
+std::string kind_name(const arch::Module& m) { return std::string(arch::to_string(m.kind)); }
+
+}  // namespace
+
+SimResult simulate(const arch::Design& d, const SimOptions& o) {
+  require(!g_elaborated,
+          "simulate: SystemC elaborates once per process; run further simulations with "
+          "simulate_isolated() (a child process each)");
+  require(o.frames >= 1, "simulate: frames must be at least 1, got " + std::to_string(o.frames));
+  g_elaborated = true;
+  setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 0);
+  const auto wall0 = std::chrono::steady_clock::now();
+  const arch::Report report = arch::analyse(d);  // validates the design
+  const arch::Graph& g = report.graph;
+
+  SimResult r;
+  r.design = d.name;
+  r.frames = o.frames;
+  r.clock_mhz = d.clock_mhz;
+  r.functional = o.functional;
+  r.analytical_interval = report.interval;
+  r.analytical_latency = report.latency_cycles(1);
+
+  sc::SimContext ctx;
+  ctx.clock_mhz = d.clock_mhz;
+  ctx.data = o.functional;
+  ctx.quantum = o.trace_path.empty() ? o.quantum : 0;
+  ctx.cycle_limit = o.cycle_limit >= 0 ? o.cycle_limit : 50 * report.latency_cycles(o.frames) + 1000000;
+
+  numerics::QNetwork q;
+  numerics::Int8Tensor input;
+  if (o.functional) {
+    q = quantise(d, o.seed);
+    Rng rng(o.seed + 1);
+    numerics::FloatTensor x(o.frames, d.network.input_shape);
+    for (auto& v : x.data) v = static_cast<float>(rng.normal());
+    input = numerics::quantize_tensor(x, q.input_exp);
+  }
+  sc::HostStalls stalls{o.stall_probability, 8, o.seed};
+  Pipeline p(d, g, o.functional ? &q : nullptr, o.frames, stalls, ctx);
+  if (o.functional) {
+    const auto words = stream_order(input);
+    std::copy(words.begin(), words.end(), p.memory->bytes.begin() + p.input_base);
+  }
+  sc_core::sc_trace_file* tf = nullptr;
+  if (!o.trace_path.empty()) {
+    std::string base = o.trace_path;
+    if (base.size() > 4 && base.substr(base.size() - 4) == ".vcd") base.resize(base.size() - 4);
+    tf = sc_core::sc_create_vcd_trace_file(base.c_str());
+    tf->set_time_unit(1.0 / d.clock_mhz, sc_core::SC_US);
+    for (auto& list : p.fifos)
+      for (auto& f : list) f->trace(tf);
+  }
+
+  sc_core::sc_start();
+  if (tf) sc_core::sc_close_vcd_trace_file(tf);
+
+  const sc::HostOut& out = *p.host_out;
+  r.completed = out.frames_done == o.frames && ctx.stop_reason.empty();
+  r.preload_cycles = p.loader->done_cycle;
+  const sc::Cycle t0 = p.host_in->first.empty() ? 0 : p.host_in->first.front();
+  if (!r.completed) {
+    if (!ctx.stop_reason.empty()) {
+      r.error = "stopped: " + ctx.stop_reason + " (" + std::to_string(out.frames_done) + " of " +
+                std::to_string(o.frames) + " frames out); raise it with --cycle-limit";
+    } else {
+      r.error = "deadlock: no block can make progress after cycle " + std::to_string(ctx.furthest - t0) + " (" +
+                std::to_string(out.frames_done) + " of " + std::to_string(o.frames) + " frames out)";
+    }
+    r.blocked = p.blocked();
+  }
+  for (std::size_t f = 0; f < out.last.size() && f < p.host_in->first.size(); ++f)
+    r.latency.push_back(out.last[f] - p.host_in->first[f] + 1);
+  if (out.last.size() >= 2) r.interval = out.last[out.last.size() - 1] - out.last[out.last.size() - 2];
+  r.cycles = (out.last.empty() ? ctx.furthest : out.last.back()) - t0 + 1;
+
+  for (std::size_t k = 0; k < g.modules.size(); ++k) {
+    const arch::Module& m = g.modules[k];
+    ModuleStats s;
+    s.name = m.name;
+    s.kind = kind_name(m);
+    s.layer = m.layer;
+    s.count = m.count;
+    s.analytical_interval = m.cycles.interval();
+    for (const BlockInstance& b : p.blocks[k]) {
+      if (!b.stats || b.stats->busy < s.busy) continue;
+      s.busy = b.stats->busy;
+      s.stall_in = b.stats->stall_in;
+      s.stall_out = b.stats->stall_out;
+    }
+    s.idle = std::max<std::int64_t>(0, r.cycles - s.busy - s.stall_in - s.stall_out);
+    r.modules.push_back(s);
+  }
+  std::int64_t busiest = -1;
+  for (const auto& s : r.modules)
+    if (s.busy > busiest) {
+      busiest = s.busy;
+      r.bottleneck = s.name;
+    }
+  for (std::size_t si = 0; si < g.streams.size(); ++si) {
+    const arch::Stream& s = g.streams[si];
+    FifoStats f{s.name, s.count, s.depth, s.width, 0, s.skip};
+    for (const auto& x : p.fifos[si]) {
+      f.high_water = std::max(f.high_water, x->high_water());
+      r.beats += x->pushed();
+    }
+    r.fifos.push_back(f);
+  }
+
+  if (o.functional && r.completed) {
+    const numerics::Int8Tensor y = numerics::golden::run_network(q, input);
+    const auto want = stream_order(y);
+    const auto got_begin = p.memory->bytes.begin() + p.result_base;
+    r.outputs_match = std::equal(want.begin(), want.end(), got_begin);
+    if (!r.outputs_match) {
+      std::size_t i = 0;
+      while (want[i] == *(got_begin + static_cast<std::ptrdiff_t>(i))) ++i;
+      const std::int64_t per = y.c * y.h * y.w, e = static_cast<std::int64_t>(i) % per;
+      r.mismatch =
+          "frame " + std::to_string(static_cast<std::int64_t>(i) / per) + " row " + std::to_string(e / (y.w * y.c)) +
+          " col " + std::to_string((e / y.c) % y.w) + " channel " + std::to_string(e % y.c) + ": simulated " +
+          std::to_string(*(got_begin + static_cast<std::ptrdiff_t>(i))) + ", golden " + std::to_string(want[i]);
+    }
+  }
+  r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return r;
+}
+
+}  // namespace mixtd::sim
