@@ -205,6 +205,24 @@ TEST(SolverUram, UsesUramWhenBramBinds) {
   EXPECT_GT(uram_stages(annealed, "resnet18/u250 anneal"), 0);
 }
 
+// ResNet-18 on the U250 at 10%: ψ = 1 with auto is over the URAM budget and
+// moving weights to BRAM18 does not make it fit; the budget printed is the
+// smallest that does with the weights moved (below auto's own 0.2438), and
+// it works.
+TEST(SolverUram, InfeasibleBudgetCountsTheWeightsMovedBetweenKinds) {
+  const arch::Design d = zoo_design("resnet18", "u250");
+  const std::string e = solve_error(d, 0.1);
+  ASSERT_FALSE(e.empty());
+  EXPECT_NE(e.find("URAM"), std::string::npos) << e;
+  EXPECT_NE(e.find("moving them between BRAM18 and URAM does not make it fit"), std::string::npos) << e;
+  const auto at = e.find("at least ");
+  ASSERT_NE(at, std::string::npos) << e;
+  const double needed = std::stod(e.substr(at + 9));
+  EXPECT_GT(needed, 0.1);
+  EXPECT_LT(needed, 0.2438);
+  EXPECT_EQ(solve_error(d, needed), "");
+}
+
 // The same network on a device that differs only in having (a little) URAM
 // or not: with it the solver moves weights there and is faster; without it
 // no stage gets URAM.
