@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "Common.h"
+#include "mixtd/arch/Resources.h"
 #include "mixtd/support/Rng.h"
 
 namespace mixtd::search::detail {
@@ -31,6 +32,12 @@ namespace {
 //             way across the budget boundary, which single steps cannot cross
 //   faster    the bottleneck stage to a random ψ up to twice as fast, paid
 //             for (half the time) as in trade
+//   memory    a stage's weight memory from BRAM18 to URAM or back (where it
+//             is a choice: block RAM on a device with URAM; 8% of the moves
+//             there, none elsewhere, so the moves on devices without URAM
+//             are as they were)
+// A move keeps a stage's weight memory kind where it stays a choice; jump,
+// leaner and faster draw it at random with the unrolling.
 // Half the single-stage moves go to the stages that set the bottleneck's
 // speed (for batch-1 latency a quarter to the stages on the longest fill
 // path); a uniform choice would spend almost all of them on idle stages.
@@ -125,8 +132,24 @@ class Annealer {
     value(p, dim) = l[static_cast<std::size_t>(std::clamp<std::int64_t>(i, 0, static_cast<std::int64_t>(l.size()) - 1))];
   }
 
+  bool memory_is_a_choice(int s, const arch::Psi& p) const {
+    return arch::weight_memory_is_a_choice(ev_.slot(s).shape, p, ev_.bits(), ev_.device_has_uram());
+  }
+
+  // A legal ψ: a depthwise stage's p_out follows p_in; the weight memory is
+  // Auto where it decides nothing, else explicit (Auto becomes the kind it
+  // gives, so that a flip is a real change).
   void finish(int s, arch::Psi& p) const {
     if (ev_.slot(s).depthwise()) p.p_out = p.p_in;
+    if (!memory_is_a_choice(s, p)) {
+      p.weight_memory = arch::WeightMemory::Auto;
+    } else if (p.weight_memory == arch::WeightMemory::Auto) {
+      p.weight_memory = arch::auto_weight_memory(ev_.slot(s).shape, p, ev_.bits(), ev_.device_has_uram());
+    }
+  }
+
+  arch::WeightMemory random_memory() {
+    return rng_.uniform() < 0.5 ? arch::WeightMemory::Bram : arch::WeightMemory::Uram;
   }
 
   // One dimension of stage s by ±1 (sometimes ±2, ±3) values; `dir` 0 picks
@@ -151,6 +174,8 @@ class Annealer {
     for (int k = 0; k < 8; ++k) {
       p = {slot.p_in[rng_.below(slot.p_in.size())], 1, slot.fine[rng_.below(slot.fine.size())]};
       p.p_out = slot.depthwise() ? p.p_in : slot.p_out[rng_.below(slot.p_out.size())];
+      if (ev_.device_has_uram()) p.weight_memory = random_memory();
+      finish(s, p);
       const std::int64_t iv = arch::stage_cycles(slot.shape, p).interval();
       if (iv >= lo && iv <= hi && p != ev_.psi(s)) return true;
     }
@@ -189,6 +214,15 @@ class Annealer {
     if (r < 0.50) {  // jump
       arch::Psi p;
       if (random_psi(s, 0, std::numeric_limits<std::int64_t>::max(), p)) c.emplace_back(s, p);
+      return;
+    }
+    if (r < 0.58 && ev_.device_has_uram()) {  // memory: the other kind
+      arch::Psi p = ev_.psi(s);
+      finish(s, p);
+      if (p.weight_memory == arch::WeightMemory::Auto) return;  // not a choice at this ψ
+      p.weight_memory =
+          p.weight_memory == arch::WeightMemory::Bram ? arch::WeightMemory::Uram : arch::WeightMemory::Bram;
+      c.emplace_back(s, p);
       return;
     }
     const auto d = dims(s);

@@ -13,12 +13,34 @@ namespace mixtd::search::detail {
 
 namespace {
 
-// One legal ψ of a stage and what it gives on its own: cycles, output width,
-// resources of all its instances and of its output FIFOs.
+// One legal unrolling of a stage and what it gives on its own: cycles,
+// output width, resources of all its instances and of its output FIFOs.
+// Where the weight memory is a choice (block RAM on a device with URAM) the
+// option has two placements, weights in BRAM18 (`res`) or in URAM
+// (`in_uram()`), and the prices decide between them at every scan, as
+// between unrollings. (One option with two placements rather than two
+// options: the scans, the solver's main cost, stay half as long.)
 struct Option {
-  arch::Psi psi;
+  arch::Psi psi;  // weight_memory: Bram where it is a choice, else Auto
   std::int64_t interval = 0, fill = 0, width = 0;
   arch::Resources res;
+  bool memory_choice = false;
+  double weight_bram18 = 0;  // of res, the weights' (all instances)
+  double weight_uram = 0;    // the same weights in URAM
+  arch::Resources in_uram() const {
+    arch::Resources r = res;
+    r.bram18 -= weight_bram18;
+    r.uram += weight_uram;
+    return r;
+  }
+};
+
+// An option of a stage with its placement: the unit every scan picks.
+struct Pick {
+  int option = -1;  // -1: none
+  bool uram = false;
+  bool operator==(const Pick&) const = default;
+  bool none() const { return option < 0; }
 };
 
 // A set of ψ changes made together.
@@ -100,7 +122,9 @@ class Balancer {
     const StageSlot& slot = ev_.slot(s);
     const auto count = static_cast<double>(ev_.module_instances(slot.module));
     std::vector<std::pair<std::int64_t, arch::Resources>> fifos;  // by output width
-    opts.reserve(slot.p_in.size() * slot.fine.size() * std::max<std::size_t>(1, slot.p_out.size()));
+    std::vector<Option> all;
+    all.reserve(slot.p_in.size() * slot.fine.size() * std::max<std::size_t>(1, slot.p_out.size()));
+    const bool uram = ev_.device_has_uram();
     for (std::int64_t pi : slot.p_in)
       for (std::int64_t pf : slot.fine) {
         const std::int64_t own_out[1] = {pi};  // depthwise: p_out follows p_in
@@ -114,13 +138,26 @@ class Balancer {
           o.interval = c.interval();
           o.fill = c.fill;
           o.width = slot.depthwise() ? pi : po;
-          o.res = arch::stage_resources(slot.shape, o.psi, ev_.bits(), ev_.allow_uram()).total.scaled(count) +
-                  output_fifos(slot.module, o.width, fifos);
-          opts.push_back(o);
+          const arch::Resources fifo = output_fifos(slot.module, o.width, fifos);
+          o.memory_choice = arch::weight_memory_is_a_choice(slot.shape, o.psi, ev_.bits(), uram);
+          if (o.memory_choice) o.psi.weight_memory = arch::WeightMemory::Bram;
+          const arch::StageResources r = arch::stage_resources(slot.shape, o.psi, ev_.bits(), uram);
+          o.res = r.total.scaled(count) + fifo;
+          if (o.memory_choice) {
+            o.weight_bram18 = r.weights.cost.bram18 * count;
+            o.weight_uram = arch::with_weight_memory(r, arch::WeightMemory::Uram, uram).weights.cost.uram * count;
+          }
+          all.push_back(o);
         }
       }
-    // Slowest first, so that "faster than x" is a suffix.
-    std::stable_sort(opts.begin(), opts.end(), [](const Option& a, const Option& b) { return a.interval > b.interval; });
+    // Slowest first, so that "faster than x" is a suffix; equal intervals
+    // keep their enumeration order. (Sorting keys, not the options, is the
+    // cheaper way to get there.)
+    std::vector<std::pair<std::int64_t, std::uint32_t>> order(all.size());
+    for (std::size_t i = 0; i < all.size(); ++i) order[i] = {-all[i].interval, static_cast<std::uint32_t>(i)};
+    std::sort(order.begin(), order.end());
+    opts.reserve(all.size());
+    for (const auto& [key, i] : order) opts.push_back(all[i]);
     return opts;
   }
 
@@ -137,6 +174,17 @@ class Balancer {
   }
 
   const Option& option(int s, int i) { return options(s)[static_cast<std::size_t>(i)]; }
+
+  // The ψ and resources of a pick.
+  arch::Psi psi_of(int s, Pick k) {
+    arch::Psi p = option(s, k.option).psi;
+    if (k.uram) p.weight_memory = arch::WeightMemory::Uram;
+    return p;
+  }
+  arch::Resources res_of(int s, Pick k) {
+    const Option& o = option(s, k.option);
+    return k.uram ? o.in_uram() : o.res;
+  }
 
   // Price of each resource: one over what is left of it, so a step that
   // spends the scarcest resource costs most.
@@ -171,8 +219,24 @@ class Balancer {
     arch::Resources price, room;
     double held = 0;
     double added(const Option& o) const { return priced(o.res, price) - held; }
-    bool fits(const Option& o) const { return o.res.fits(room); }
+    // What the URAM placement costs more than the BRAM18 one.
+    double uram_extra(const Option& o) const { return o.weight_uram * price.uram - o.weight_bram18 * price.bram18; }
+    double added(const Option& o, bool uram) const { return uram ? added(o) + uram_extra(o) : added(o); }
+    bool fits(const Option& o, bool uram) const {
+      if (!uram) return o.res.fits(room);
+      return o.res.dsp <= room.dsp && o.res.bram18 - o.weight_bram18 <= room.bram18 &&
+             o.res.uram + o.weight_uram <= room.uram && o.res.lut <= room.lut && o.res.ff <= room.ff;
+    }
   };
+
+  // Calls f(base, uram) for each placement of o: BRAM18 (or the only one)
+  // first, then URAM where the memory is a choice; `base` is added(o).
+  template <typename F>
+  static void for_each_placement(const Scan& sc, const Option& o, F f) {
+    const double base = sc.added(o);
+    f(base, false);
+    if (o.memory_choice) f(base + sc.uram_extra(o), true);
+  }
 
   Scan scan(int s, const arch::Resources& price) const {
     const arch::Resources h = held(s);
@@ -183,41 +247,44 @@ class Balancer {
     return sc;
   }
 
-  double added_cost(int s, const Option& o, const arch::Resources& p) const { return scan(s, p).added(o); }
+  double added_cost(int s, Pick k, const arch::Resources& p) { return scan(s, p).added(option(s, k.option), k.uram); }
 
   std::int64_t own_fill(int s) const { return arch::stage_cycles(ev_.slot(s).shape, ev_.psi(s)).fill; }
 
-  // The options already tried for one step (at most kTriesPerStep).
+  // The picks already tried for one step (at most kTriesPerStep).
   struct Tried {
-    int idx[kTriesPerStep] = {};
+    Pick picks[kTriesPerStep] = {};
     int n = 0;
-    bool has(int i) const { return std::find(idx, idx + n, i) != idx + n; }
-    void add(int i) {
-      if (n < kTriesPerStep) idx[n++] = i;
+    bool has(Pick k) const { return std::find(picks, picks + n, k) != picks + n; }
+    void add(Pick k) {
+      if (n < kTriesPerStep) picks[n++] = k;
     }
   };
 
-  // The cheapest option of stage s among [begin, end) (not yet tried,
-  // locally fitting) satisfying `ok`; ties go to the shorter fill, then the
-  // faster. -1 if none.
+  // The cheapest pick of stage s among options [begin, end) (not yet
+  // tried, locally fitting) satisfying `ok`; ties go to the shorter fill,
+  // then the faster, then BRAM18. none() if there is none.
   template <typename Ok>
-  int cheapest(int s, const arch::Resources& p, const Tried& tried, Ok ok, std::size_t begin = 0,
-               std::size_t end = SIZE_MAX) {
+  Pick cheapest(int s, const arch::Resources& p, const Tried& tried, Ok ok, std::size_t begin = 0,
+                std::size_t end = SIZE_MAX, bool must_fit = true) {
     const auto& opts = options(s);
     const Scan sc = scan(s, p);
-    int best = -1;
+    Pick best;
     double best_cost = 0;
     for (std::size_t i = begin; i < std::min(end, opts.size()); ++i) {
       const Option& o = opts[i];
-      if (!ok(o) || tried.has(static_cast<int>(i))) continue;
-      const double c = sc.added(o);
-      const Option* b = best < 0 ? nullptr : &opts[static_cast<std::size_t>(best)];
-      const bool better =
-          !b || c < best_cost || (c == best_cost && (o.fill < b->fill || (o.fill == b->fill && o.interval < b->interval)));
-      if (better && sc.fits(o)) {  // the costlier test last
-        best = static_cast<int>(i);
-        best_cost = c;
-      }
+      if (!ok(o)) continue;
+      for_each_placement(sc, o, [&](double c, bool uram) {
+        const Pick k{static_cast<int>(i), uram};
+        if (tried.n > 0 && tried.has(k)) return;
+        const Option* b = best.none() ? nullptr : &opts[static_cast<std::size_t>(best.option)];
+        const bool better = !b || c < best_cost ||
+                            (c == best_cost && (o.fill < b->fill || (o.fill == b->fill && o.interval < b->interval)));
+        if (better && (!must_fit || sc.fits(o, uram))) {  // the costlier test last
+          best = k;
+          best_cost = c;
+        }
+      });
     }
     return best;
   }
@@ -266,16 +333,89 @@ class Balancer {
     // look further only if none of those will do.
     const std::size_t faster = first_faster(s, before), near = first_faster(s, before / 4);
     auto faster_than_now = [&](const Option& o) { return o.interval < before; };
+    auto accept = [&] { return ev_.module_interval(m) < before && ev_.interval() <= global; };
     for (int k = 0; k < kTriesPerStep; ++k) {
-      int i = cheapest(s, p, tried, faster_than_now, faster, near);
-      if (i < 0) i = cheapest(s, p, tried, faster_than_now, near);
-      if (i < 0) return false;
+      Pick i = cheapest(s, p, tried, faster_than_now, faster, near);
+      if (i.none()) i = cheapest(s, p, tried, faster_than_now, near);
+      if (i.none()) break;
       tried.add(i);
-      if (try_keep({{s, option(s, i).psi}},
-                   [&] { return ev_.module_interval(m) < before && ev_.interval() <= global; }))
-        return true;
+      if (try_keep({{s, psi_of(s, i)}}, accept)) return true;
     }
-    return false;
+    // Nothing fits as the weights lie: the cheapest faster step with every
+    // weight memory re-placed.
+    if (!ev_.device_has_uram()) return false;
+    const Pick any = cheapest(s, p, Tried{}, faster_than_now, faster, near, false);
+    return !any.none() && replace_weights({{s, psi_of(s, any)}}, accept);
+  }
+
+  // --- Weight memories ------------------------------------------------------
+  //
+  // The greedy places each weight memory by the prices of the moment; late
+  // in a search BRAM18 and URAM can both be full with memories in the kind
+  // that holds them less well (a shallow memory wastes most of a URAM's 4K
+  // rows), and a step that needs either does not fit. Re-placed — those
+  // that take least URAM per BRAM18 in URAM while it has room, the rest in
+  // BRAM18 (the greedy order of the fractional two-bin packing) — the same
+  // memories may leave room for it.
+
+  // Applies c and re-places every weight memory for it; kept if the design
+  // then fits and `accept` holds.
+  template <typename Accept>
+  bool replace_weights(const Change& c, Accept accept) {
+    ev_.begin_trial();
+    apply(c);
+    struct Item {
+      int stage;
+      double bram18, uram;  // the weights in either kind (all instances)
+      bool in_uram;
+    };
+    std::vector<Item> items;
+    double bram18_held = 0, uram_held = 0;
+    for (int t = 0; t < ev_.stage_count(); ++t) {
+      const StageSlot& slot = ev_.slot(t);
+      arch::Psi p = ev_.psi(t);
+      if (!arch::weight_memory_is_a_choice(slot.shape, p, ev_.bits(), true)) continue;
+      const bool in_uram = p.weight_memory == arch::WeightMemory::Uram ||
+                           (p.weight_memory == arch::WeightMemory::Auto &&
+                            arch::auto_weight_memory(slot.shape, p, ev_.bits(), true) == arch::WeightMemory::Uram);
+      p.weight_memory = arch::WeightMemory::Bram;
+      const arch::StageResources b = arch::stage_resources(slot.shape, p, ev_.bits(), true);
+      const auto count = static_cast<double>(ev_.module_instances(slot.module));
+      const Item it{t, b.weights.cost.bram18 * count,
+                    arch::with_weight_memory(b, arch::WeightMemory::Uram, true).weights.cost.uram * count, in_uram};
+      (in_uram ? uram_held : bram18_held) += in_uram ? it.uram : it.bram18;
+      items.push_back(it);
+    }
+    // What the weights may take: the budget less everything else.
+    const double bram18_room = ev_.budget().bram18 - (ev_.total().bram18 - bram18_held);
+    const double uram_room = ev_.budget().uram - (ev_.total().uram - uram_held);
+    std::stable_sort(items.begin(), items.end(),
+                     [](const Item& a, const Item& b) { return a.uram * b.bram18 < b.uram * a.bram18; });
+    double bram18 = 0, uram = 0;
+    Change moves;
+    for (const Item& it : items) {
+      const bool to_uram = uram + it.uram <= uram_room;
+      (to_uram ? uram : bram18) += to_uram ? it.uram : it.bram18;
+      if (to_uram == it.in_uram) continue;
+      arch::Psi p = ev_.psi(it.stage);
+      p.weight_memory = to_uram ? arch::WeightMemory::Uram : arch::WeightMemory::Bram;
+      moves.emplace_back(it.stage, p);
+    }
+    bool kept = bram18 <= bram18_room && !moves.empty();
+    if (kept) {
+      apply(moves);
+      kept = ev_.fits() && accept();
+    }
+    if (!kept) {
+      ev_.rollback();
+      return false;
+    }
+    ev_.commit();
+    if (journal_) {
+      journal_->insert(journal_->end(), c.begin(), c.end());
+      journal_->insert(journal_->end(), moves.begin(), moves.end());
+    }
+    return true;
   }
 
   // The slowest module is a stream block, pool, add or host port, whose
@@ -292,11 +432,11 @@ class Balancer {
       const std::int64_t width = ev_.module_width_out(sm), iv = ev_.module_interval(sm);
       Tried tried;
       for (int k = 0; k < kTriesPerStep; ++k) {
-        const int i = cheapest(s, p, tried, [&](const Option& o) { return o.width > width && o.interval <= iv; });
-        if (i < 0) break;
+        const Pick i = cheapest(s, p, tried, [&](const Option& o) { return o.width > width && o.interval <= iv; });
+        if (i.none()) break;
         tried.add(i);
-        if (k == 0) all.emplace_back(s, option(s, i).psi);
-        if (try_keep({{s, option(s, i).psi}}, faster)) return true;
+        if (k == 0) all.emplace_back(s, psi_of(s, i));
+        if (try_keep({{s, psi_of(s, i)}}, faster)) return true;
       }
     }
     return all.size() > 1 && try_keep(all, faster);
@@ -353,16 +493,18 @@ class Balancer {
     const std::int64_t width = ev_.module_width_out(ev_.slot(s).module);
     const std::int64_t own = own_fill(s);
     const auto& opts = options(s);
-    int best = -1;
+    Pick best;
     double best_ratio = 0;
     const Scan sc = scan(s, p);
     auto consider = [&](std::size_t i, double gain) {
       if (gain <= 0) return;
-      const double r = ratio(gain, sc.added(opts[i]));
-      if ((best < 0 || r > best_ratio) && sc.fits(opts[i])) {
-        best = static_cast<int>(i);
-        best_ratio = r;
-      }
+      for_each_placement(sc, opts[i], [&](double added, bool uram) {
+        const double r = ratio(gain, added);
+        if ((best.none() || r > best_ratio) && sc.fits(opts[i], uram)) {
+          best = {static_cast<int>(i), uram};
+          best_ratio = r;
+        }
+      });
     };
     if (e.kind == Kind::Widen) {
       const bool on_path = fill_path()[static_cast<std::size_t>(s)];
@@ -371,16 +513,16 @@ class Balancer {
         if (o.width <= width || o.interval > interval) continue;
         consider(i, widen_gain(e.module, s, o, own, on_path));
       }
-      if (best < 0) return {};
-      return {{s, option(s, best).psi}};
+      if (best.none()) return {};
+      return {{s, psi_of(s, best)}};
     }
     for (std::size_t i = first_faster(s, interval + 1); i < opts.size(); ++i) {
       const Option& o = opts[i];
       if (o.fill >= own || o.interval > interval || (e.kind == Kind::FillKeepWidth && o.width < width)) continue;
       consider(i, static_cast<double>(own - o.fill));
     }
-    if (best < 0) return {};
-    return {{s, option(s, best).psi}};
+    if (best.none()) return {};
+    return {{s, psi_of(s, best)}};
   }
 
   // Estimated latency drop if stage s moves to option o to widen pool m:
@@ -550,9 +692,10 @@ class Balancer {
       const arch::Resources p = prices();
       const std::int64_t own = own_fill(s);
       // Narrower outputs are allowed: the full evaluation checks what follows.
-      const int i = cheapest(s, p, Tried{}, [&](const Option& o) { return o.interval <= interval && (!latency || o.fill <= own); });
-      if (i < 0 || option(s, i).psi == ev_.psi(s) || added_cost(s, option(s, i), p) >= 0) continue;
-      try_keep({{s, option(s, i).psi}},
+      const Pick i = cheapest(s, p, Tried{},
+                              [&](const Option& o) { return o.interval <= interval && (!latency || o.fill <= own); });
+      if (i.none() || psi_of(s, i) == ev_.psi(s) || added_cost(s, i, p) >= 0) continue;
+      try_keep({{s, psi_of(s, i)}},
                [&] { return ev_.interval() <= interval && objective_cycles(ev_, objective_) <= cycles; });
     }
   }
@@ -566,7 +709,7 @@ class Balancer {
 
   struct Payer {
     int stage = -1;
-    int option = -1;
+    Pick pick;
     double score = 0;  // estimated latency lost (per unit of deficit freed, for shares)
   };
 
@@ -577,29 +720,37 @@ class Balancer {
     return on;
   }
 
+  struct Gainer {
+    double ratio = 0;
+    int stage = -1;
+    Pick pick;
+  };
+
   // Gainers: for every stage on the fill path and every producer of a pool,
-  // the ψ with the best estimated latency drop per added cost as if the
+  // the pick with the best estimated latency drop per added cost as if the
   // budget were unlimited; best first.
-  std::vector<std::pair<double, Change>> gainers(const std::vector<char>& path) {
-    std::vector<std::pair<double, Change>> out;
+  std::vector<Gainer> gainers(const std::vector<char>& path) {
+    std::vector<Gainer> out;
     const std::int64_t interval = ev_.interval();
     const arch::Resources p = prices();
     auto best_of = [&](int s, auto gain_of) {
       const Scan sc = scan(s, p);
       const auto& opts = options(s);
-      int best = -1;
+      Pick best;
       double best_ratio = 0;
       for (std::size_t i = first_faster(s, interval + 1); i < opts.size(); ++i) {
         if (opts[i].interval > interval) continue;
         const double gain = gain_of(opts[i]);
         if (gain <= 0) continue;
-        const double r = ratio(gain, sc.added(opts[i]));
-        if (best < 0 || r > best_ratio) {
-          best = static_cast<int>(i);
-          best_ratio = r;
-        }
+        for_each_placement(sc, opts[i], [&](double added, bool uram) {
+          const double r = ratio(gain, added);
+          if (best.none() || r > best_ratio) {
+            best = {static_cast<int>(i), uram};
+            best_ratio = r;
+          }
+        });
       }
-      if (best >= 0) out.push_back({best_ratio, {{s, option(s, best).psi}}});
+      if (!best.none()) out.push_back({best_ratio, s, best});
     };
     for (int s = 0; s < ev_.stage_count(); ++s) {
       if (!path[static_cast<std::size_t>(s)]) continue;
@@ -614,7 +765,7 @@ class Balancer {
         best_of(s, [&](const Option& o) { return o.width <= width ? 0.0 : widen_gain(m, s, o, own, on); });
       }
     }
-    std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::stable_sort(out.begin(), out.end(), [](const Gainer& a, const Gainer& b) { return a.ratio > b.ratio; });
     if (out.size() > kExchangeGainers) out.resize(kExchangeGainers);
     return out;
   }
@@ -624,13 +775,11 @@ class Balancer {
     const std::int64_t latency = ev_.latency_cycles(), interval = ev_.interval();
     const std::vector<char> path = on_fill_path();
     const std::vector<Downgrade> downs = downgrades(path, interval);
-    for (const auto& [gain, change] : gainers(path)) {
-      const int g = change[0].first;
-      const Option* go = nullptr;
-      for (const auto& o : options(g))
-        if (o.psi == change[0].second) go = &o;
+    for (const Gainer& gainer : gainers(path)) {
+      const int g = gainer.stage;
+      const Change change = {{g, psi_of(g, gainer.pick)}};
       // What the gainer lacks, per resource.
-      const arch::Resources after = ev_.total() + go->res + held(g).scaled(-1.0);
+      const arch::Resources after = ev_.total() + res_of(g, gainer.pick) + held(g).scaled(-1.0);
       arch::Resources deficit{std::max(0.0, after.dsp - ev_.budget().dsp), std::max(0.0, after.bram18 - ev_.budget().bram18),
                               std::max(0.0, after.uram - ev_.budget().uram), std::max(0.0, after.lut - ev_.budget().lut),
                               std::max(0.0, after.ff - ev_.budget().ff)};
@@ -640,15 +789,15 @@ class Balancer {
       // Pay with one stage that covers it all, the least lost first ...
       if (payers.alone.stage >= 0) {
         Change c = change;
-        c.emplace_back(payers.alone.stage, option(payers.alone.stage, payers.alone.option).psi);
+        c.emplace_back(payers.alone.stage, psi_of(payers.alone.stage, payers.alone.pick));
         if (try_keep(c, accept)) return true;
       }
       // ... or with the best payers per unit freed until it is covered.
       Change c = change;
       arch::Resources freed;
       for (const auto& py : payers.shares) {
-        c.emplace_back(py.stage, option(py.stage, py.option).psi);
-        freed += held(py.stage) + option(py.stage, py.option).res.scaled(-1.0);
+        c.emplace_back(py.stage, psi_of(py.stage, py.pick));
+        freed += held(py.stage) + res_of(py.stage, py.pick).scaled(-1.0);
         if (covers(freed, deficit)) break;
       }
       if (covers(freed, deficit) && try_keep(c, accept)) return true;
@@ -680,7 +829,8 @@ class Balancer {
   // A cheaper ψ for a stage (interval within the design's): what it frees
   // and the latency it is estimated to lose.
   struct Downgrade {
-    int stage = -1, option = -1;
+    int stage = -1;
+    Pick pick;
     arch::Resources freed;
     double lost = 0;
   };
@@ -693,16 +843,24 @@ class Balancer {
       const auto& opts = options(t);
       for (std::size_t i = first_faster(t, interval + 1); i < opts.size(); ++i) {
         const Option& o = opts[i];
-        if (o.psi == ev_.psi(t)) continue;
-        const arch::Resources freed = h + o.res.scaled(-1.0);
-        if (freed.dsp <= 0 && freed.bram18 <= 0 && freed.uram <= 0 && freed.lut <= 0 && freed.ff <= 0) continue;
-        // A cycle of fill lost on the path costs (its own, and that of the
-        // pools a narrower output feeds); off it, a little for luck.
-        double lost = path[static_cast<std::size_t>(t)] ? std::max<double>(0, static_cast<double>(o.fill - own)) : 0;
-        if (o.width < width)
-          for (int m : pools_fed(t))
-            lost += static_cast<double>(pool_fill_if(m, t, o.width) - ev_.pool_fill_at(m, ev_.module_width_in(m)));
-        out.push_back({t, static_cast<int>(i), freed, lost + 1e-3});
+        double lost = -1;  // computed once per option, if a placement frees something
+        for (bool uram : {false, true}) {
+          if (uram && !o.memory_choice) break;
+          const Pick k{static_cast<int>(i), uram};
+          if (psi_of(t, k) == ev_.psi(t)) continue;
+          const arch::Resources freed = h + res_of(t, k).scaled(-1.0);
+          if (freed.dsp <= 0 && freed.bram18 <= 0 && freed.uram <= 0 && freed.lut <= 0 && freed.ff <= 0) continue;
+          if (lost < 0) {
+            // A cycle of fill lost on the path costs (its own, and that of
+            // the pools a narrower output feeds); off it, a little for luck.
+            lost = path[static_cast<std::size_t>(t)] ? std::max<double>(0, static_cast<double>(o.fill - own)) : 0;
+            if (o.width < width)
+              for (int m : pools_fed(t))
+                lost += static_cast<double>(pool_fill_if(m, t, o.width) - ev_.pool_fill_at(m, ev_.module_width_in(m)));
+            lost += 1e-3;
+          }
+          out.push_back({t, k, freed, lost});
+        }
       }
     }
     return out;
@@ -726,9 +884,9 @@ class Balancer {
                            share(d.freed.ff, deficit.ff);
       if (freed <= 0) continue;
       const double score = d.lost / freed;
-      if (best.stage < 0 || score < best.score) best = {d.stage, d.option, score};
+      if (best.stage < 0 || score < best.score) best = {d.stage, d.pick, score};
       if (freed >= parts - 1e-9 && (out.alone.stage < 0 || d.lost < out.alone.score))
-        out.alone = {d.stage, d.option, d.lost};
+        out.alone = {d.stage, d.pick, d.lost};
     }
     flush();
     std::stable_sort(out.shares.begin(), out.shares.end(), [](const Payer& a, const Payer& b) { return a.score < b.score; });

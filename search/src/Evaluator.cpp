@@ -36,7 +36,7 @@ Evaluator::Evaluator(const arch::Design& d)
       bits_(d.bits),
       fifo_depth_(d.fifo_depth),
       host_words_(static_cast<std::int64_t>(d.device.host_words_per_cycle)),
-      allow_uram_(d.device.capacity.uram > 0),
+      device_has_uram_(d.device.capacity.uram > 0),
       clock_mhz_(d.clock_mhz),
       budget_(d.device.capacity.scaled(d.budget)) {
   const auto& gm = graph_.modules;
@@ -145,7 +145,7 @@ void Evaluator::recompute_stage(int m) {
   e.cycles = arch::stage_cycles(slot.shape, p);
   sync_hot(m);
   e.width_out = slot.shape.depthwise ? p.p_in : p.p_out;
-  set_module_resources(m, arch::stage_resources(slot.shape, p, bits_, allow_uram_).total);
+  set_module_resources(m, arch::stage_resources(slot.shape, p, bits_, device_has_uram_).total);
 }
 
 // Each case mirrors the corresponding builder in arch/src/Graph.cpp.

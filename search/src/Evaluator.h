@@ -73,7 +73,7 @@ class Evaluator {
   bool fits() const { return total_.fits(budget_); }
   double clock_mhz() const { return clock_mhz_; }
   const net::Bits& bits() const { return bits_; }
-  bool allow_uram() const { return allow_uram_; }
+  bool device_has_uram() const { return device_has_uram_; }
 
   // Graph queries.
   int module_count() const { return static_cast<int>(mods_.size()); }
@@ -168,7 +168,7 @@ class Evaluator {
   net::Bits bits_;
   std::int64_t fifo_depth_ = 4;
   std::int64_t host_words_ = 64;
-  bool allow_uram_ = true;
+  bool device_has_uram_ = true;
   double clock_mhz_ = 200;
   arch::Resources budget_;
 

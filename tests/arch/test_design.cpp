@@ -63,7 +63,58 @@ TEST(Design, YamlRoundTrip) {
   EXPECT_EQ(to_yaml(back), to_yaml(d));  // deterministic text
 }
 
+// weight_memory: one kind per layer, one per stage, or left out (auto).
+TEST(Design, YamlRoundTripWeightMemory) {
+  Design d = make_design(mixtd::net::build_zoo("tiny:width=2"), "tiny:width=2", load_device("u250"), "u250");
+  d.layers["conv1"].stages[0].weight_memory = WeightMemory::Uram;
+  d.layers["conv2"] = LayerMapping{Tau{TdType::SvdFilter, 1, 1, 8},
+                                   {Psi{1, 2, 3, WeightMemory::Bram}, Psi{2, 8, 1, WeightMemory::Uram}}};
+  d.layers["conv4"] = LayerMapping{Tau{TdType::Cpd, 1, 1, 12},
+                                   {Psi{2, 4, 1, WeightMemory::Uram}, Psi{4, 4, 3, WeightMemory::Uram},
+                                    Psi{2, 2, 1, WeightMemory::Uram}, Psi{4, 8, 1, WeightMemory::Uram}}};
+  validate(d);
+  const std::string text = to_yaml(d);
+  EXPECT_THAT(text, HasSubstr("conv1: {tau: none, stages: [[1, 1, 1]], weight_memory: uram}"));
+  EXPECT_THAT(text, HasSubstr("weight_memory: [bram, uram]"));
+  EXPECT_THAT(text, HasSubstr("[4, 8, 1]], weight_memory: uram}"));         // conv4: one kind for all four
+  EXPECT_THAT(text, HasSubstr("conv3: {tau: none, stages: [[1, 1, 1]]}"));  // auto is left out
+  const fs::path p = scratch("wm.yaml");
+  save_design(d, p);
+  const Design back = load_design(p);
+  EXPECT_EQ(back.layers, d.layers);
+  EXPECT_EQ(to_yaml(back), text);
+}
+
+// A design.yaml from before the choice: every weight memory auto.
+TEST(Design, OldFilesLoadWithAutoWeightMemory) {
+  const Design d = parse_design("network: tiny\ndevice: u250\nlayers:\n  conv2: {tau: none, stages: [[2, 4, 3]]}\n",
+                                "old.yaml", ".");
+  for (const auto& [name, m] : d.layers)
+    for (const auto& p : m.stages) EXPECT_EQ(p.weight_memory, WeightMemory::Auto) << name;
+  EXPECT_EQ(d.layers.at("conv2").stages[0], (Psi{2, 4, 3}));
+}
+
 const char* kHead = "network: tiny\ndevice: zcu102\n";
+
+TEST(DesignErrors, IllegalWeightMemoryNamesTheLayerAndTheLegalKinds) {
+  const std::string e = error_of(std::string(kHead) + "layers:\n  conv2: {tau: none, weight_memory: dram}\n");
+  EXPECT_THAT(e, HasSubstr("bad.yaml:4:"));
+  EXPECT_THAT(e, HasSubstr("layer 'conv2': weight_memory must be one of auto, bram, uram, got 'dram'"));
+  const std::string per_stage = error_of(
+      std::string(kHead) + "layers:\n  conv2: {tau: {type: svd-filter, rank: 2}, weight_memory: [bram, ram]}\n");
+  EXPECT_THAT(per_stage, HasSubstr("layer 'conv2': stage 1: weight_memory must be one of auto, bram, uram, got 'ram'"));
+  EXPECT_THAT(
+      error_of(std::string(kHead) + "layers:\n  conv2: {tau: {type: cpd, rank: 4}, weight_memory: [bram, bram]}\n"),
+      HasSubstr("'weight_memory' lists 2 kind(s) but cpd has 4 stage(s)"));
+}
+
+TEST(DesignErrors, UramOnADeviceWithoutUram) {
+  // zcu102 has no URAM: uram is illegal there, and the message says what is legal.
+  const std::string e = error_of(std::string(kHead) + "layers:\n  conv2: {tau: none, weight_memory: uram}\n");
+  EXPECT_THAT(e, HasSubstr("bad.yaml:4:"));
+  EXPECT_THAT(e, HasSubstr("layer 'conv2' stage 0 (conv): weight_memory = uram, but device 'zcu102' has no URAM"));
+  EXPECT_THAT(e, HasSubstr("legal weight_memory: auto, bram"));
+}
 
 TEST(DesignErrors, IllegalPListsLegalValues) {
   const std::string e = error_of(std::string(kHead) + "layers:\n  conv2: {tau: none, stages: [[3, 1, 1]]}\n");

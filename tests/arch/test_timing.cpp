@@ -3,6 +3,7 @@
 
 #include "mixtd/arch/Resources.h"
 #include "mixtd/arch/Timing.h"
+#include "mixtd/support/Error.h"
 
 using namespace mixtd::arch;
 
@@ -98,6 +99,79 @@ TEST(Resources, DeepNarrowWeightsGoToUram) {
   const StageResources b = stage_resources(s, Psi{1, 1, 1}, {8, 8}, false);
   EXPECT_EQ(b.weights.kind, MemoryKind::Bram);
   EXPECT_EQ(b.weights.cost.bram18, 1152);  // 2K x 9
+}
+
+// A wide weight memory: BRAM18 and URAM allocate the same bits, so Auto's
+// tie rule says BRAM18 and only the explicit choice puts it in URAM.
+TEST(Resources, WideWeightsGoWhereTheDesignSays) {
+  // ResNet-18 layer4 conv, psi = (1, 8, 9): 72 multipliers, 2359296 / 72 =
+  // 32768 deep x 576 bits.
+  const auto s = conv3x3(512, 512, 7, 7);
+  Psi psi{1, 8, 9};
+  const MemoryShape shape = weight_memory_shape(s, psi, {8, 8});
+  EXPECT_EQ(shape.depth, 32768);
+  EXPECT_EQ(shape.width_bits, 576);
+  // BRAM18 512 x 36: 64 deep x 16 wide = 1024; URAM 4K x 72: 8 x 8 = 64
+  // (= 1024 BRAM18 of bits): a tie.
+  EXPECT_EQ(bram18_for(32768, 576), 1024);
+  EXPECT_EQ(uram_for(32768, 576), 64);
+  EXPECT_TRUE(weight_memory_is_a_choice(s, psi, {8, 8}, true));
+  EXPECT_EQ(auto_weight_memory(s, psi, {8, 8}, true), WeightMemory::Bram);
+
+  const StageResources as_auto = stage_resources(s, psi, {8, 8}, true);
+  EXPECT_EQ(as_auto.weights.kind, MemoryKind::Bram);
+  EXPECT_EQ(as_auto.weights.cost.bram18, 1024);
+  EXPECT_EQ(as_auto.weights.cost.uram, 0);
+
+  psi.weight_memory = WeightMemory::Uram;
+  const StageResources in_uram = stage_resources(s, psi, {8, 8}, true);
+  EXPECT_EQ(in_uram.weights.kind, MemoryKind::Uram);
+  EXPECT_EQ(in_uram.weights.cost.uram, 64);
+  EXPECT_EQ(in_uram.weights.cost.bram18, 0);
+  // Only the weights moved: 36 DSP, and the line buffers' BRAM18
+  // (one buffer of 9 x 512 words x 16 bits: 5 BRAM18 as 1K x 18) stay.
+  EXPECT_EQ(in_uram.total.dsp, 36);
+  EXPECT_EQ(in_uram.line_buffer.cost.bram18, 5);
+  EXPECT_EQ(in_uram.total.bram18, 5);
+  EXPECT_EQ(in_uram.total.uram, 64);
+  EXPECT_EQ(as_auto.total.bram18, 1029);
+  EXPECT_EQ(in_uram.total.lut, as_auto.total.lut);
+  // The search's shortcut agrees with the rule.
+  const StageResources swapped = with_weight_memory(as_auto, WeightMemory::Uram, true);
+  EXPECT_EQ(swapped.total.bram18, in_uram.total.bram18);
+  EXPECT_EQ(swapped.total.uram, in_uram.total.uram);
+  EXPECT_EQ(swapped.total.lut, in_uram.total.lut);
+
+  psi.weight_memory = WeightMemory::Bram;
+  EXPECT_EQ(stage_resources(s, psi, {8, 8}, true).total.bram18, 1029);
+}
+
+TEST(Resources, ExplicitBramOverridesAutosUram) {
+  // Deep and narrow: Auto picks URAM (64 vs 1152 BRAM18); bram keeps it in BRAM18.
+  const auto s = conv3x3(512, 512, 7, 7);
+  Psi psi{1, 1, 1, WeightMemory::Bram};
+  EXPECT_EQ(auto_weight_memory(s, psi, {8, 8}, true), WeightMemory::Uram);
+  const StageResources r = stage_resources(s, psi, {8, 8}, true);
+  EXPECT_EQ(r.weights.kind, MemoryKind::Bram);
+  EXPECT_EQ(r.weights.cost.bram18, 1152);
+  EXPECT_EQ(r.weights.cost.uram, 0);
+}
+
+TEST(Resources, SmallWeightsAndNoUramLeaveNoChoice) {
+  // 4 x 4 x 9 = 144 weights x 8 bits = 1152 bits: LUTRAM whatever the design says.
+  const auto s = conv3x3(4, 4, 8, 8);
+  for (WeightMemory m : {WeightMemory::Auto, WeightMemory::Bram, WeightMemory::Uram}) {
+    const Psi psi{1, 1, 1, m};
+    EXPECT_FALSE(weight_memory_is_a_choice(s, psi, {8, 8}, true));
+    const StageResources r = stage_resources(s, psi, {8, 8}, true);
+    EXPECT_EQ(r.weights.kind, MemoryKind::Lutram) << to_string(m);
+    EXPECT_EQ(r.weights.cost.lut, 18) << to_string(m);
+  }
+  EXPECT_EQ(auto_weight_memory(s, Psi{}, {8, 8}, true), WeightMemory::Auto);
+  // Without URAM on the device nothing is a choice, and uram is refused.
+  const auto big = conv3x3(512, 512, 7, 7);
+  EXPECT_FALSE(weight_memory_is_a_choice(big, Psi{}, {8, 8}, false));
+  EXPECT_THROW(stage_resources(big, Psi{1, 1, 1, WeightMemory::Uram}, {8, 8}, false), mixtd::Error);
 }
 
 }  // namespace

@@ -56,7 +56,15 @@ T pick(const std::vector<T>& v, Rng& rng) {
   return v[rng.below(v.size())];
 }
 
-// Random legal ψ for every stage.
+// A random weight memory kind legal on the design's device.
+inline arch::WeightMemory random_weight_memory(const arch::Design& d, Rng& rng) {
+  if (d.device.capacity.uram <= 0) return rng.below(2) ? arch::WeightMemory::Bram : arch::WeightMemory::Auto;
+  return pick(
+      std::vector<arch::WeightMemory>{arch::WeightMemory::Auto, arch::WeightMemory::Bram, arch::WeightMemory::Uram},
+      rng);
+}
+
+// Random legal ψ for every stage, weight memory kind included.
 inline void random_psi(arch::Design& d, Rng& rng) {
   for (const auto& l : d.network.layers) {
     auto it = d.layers.find(l.name);
@@ -68,6 +76,7 @@ inline void random_psi(arch::Design& d, Rng& rng) {
       p.p_in = pick(arch::divisors(s.depthwise ? s.in_ch : s.in_per_group()), rng);
       p.p_out = s.depthwise ? p.p_in : pick(arch::divisors(s.out_ch / s.groups), rng);
       p.fine = pick(arch::divisors(s.kh * s.kw), rng);
+      p.weight_memory = random_weight_memory(d, rng);
     }
   }
 }

@@ -1,6 +1,7 @@
 // The solver's incremental evaluator agrees exactly with arch::analyse() on
 // interval, fill, bottleneck and total resources — after a full reset and
-// after every single-stage change — on random ψ over several networks and τ.
+// after every single-stage change — on random ψ (weight memory kinds
+// included) over several networks and τ.
 #include <gtest/gtest.h>
 
 #include "Evaluator.h"
@@ -43,10 +44,19 @@ void check_design(arch::Design d, std::uint64_t seed, int rounds, int singles) {
       const int s = static_cast<int>(rng.below(static_cast<std::uint64_t>(ev.stage_count())));
       const auto& slot = ev.slot(s);
       arch::Psi p = ev.psi(s);
-      switch (rng.below(3)) {
-        case 0: p.p_in = pick(slot.p_in, rng); break;
-        case 1: if (!slot.depthwise()) p.p_out = pick(slot.p_out, rng); break;
-        default: p.fine = pick(slot.fine, rng); break;
+      switch (rng.below(4)) {
+        case 0:
+          p.p_in = pick(slot.p_in, rng);
+          break;
+        case 1:
+          if (!slot.depthwise()) p.p_out = pick(slot.p_out, rng);
+          break;
+        case 2:
+          p.fine = pick(slot.fine, rng);
+          break;
+        default:
+          p.weight_memory = random_weight_memory(d, rng);
+          break;
       }
       if (slot.depthwise()) p.p_out = p.p_in;
       ev.set_psi(s, p);
@@ -87,6 +97,36 @@ TEST(Evaluator, MatchesAnalyseSmallNets) {
   check_design(random_tau(zoo_design("resnet18-fmnist", "zcu102"), 9), 9, 3, 30);
 }
 
+// Every stage's weight memory through bram, uram and auto, one at a time,
+// at ψ where most of them are block RAM: each change equals analyse(), and
+// the changes do move BRAM18 and URAM.
+TEST(Evaluator, MatchesAnalyseWhenTheWeightMemoryMoves) {
+  for (const auto& [name, design] :
+       {std::pair{std::string("resnet18"), zoo_design("resnet18", "u250")},
+        std::pair{std::string("resnet18 cpd"), uniform_tau(zoo_design("resnet18", "u250"), td::TdType::Cpd)}}) {
+    arch::Design d = design;
+    Rng rng(31);
+    random_psi(d, rng);
+    Evaluator ev(d);
+    int moved_uram = 0;
+    for (int s = 0; s < ev.stage_count(); ++s) {
+      for (arch::WeightMemory m : {arch::WeightMemory::Bram, arch::WeightMemory::Uram, arch::WeightMemory::Auto}) {
+        arch::Psi p = ev.psi(s);
+        p.weight_memory = m;
+        const double uram_before = ev.total().uram;
+        ev.set_psi(s, p);
+        moved_uram += ev.total().uram != uram_before;
+        ev.apply(d);
+        expect_same(ev, d,
+                    name + " " + ev.slot(s).layer + " stage " + std::to_string(ev.slot(s).index) + " to " +
+                        std::string(arch::to_string(m)));
+        if (::testing::Test::HasFailure()) return;
+      }
+    }
+    EXPECT_GT(moved_uram, ev.stage_count() / 2) << name;
+  }
+}
+
 // A design's own FIFO depth overrides win over the skip sizing.
 TEST(Evaluator, MatchesAnalyseWithFifoOverrides) {
   arch::Design d = zoo_design("tiny", "zcu102");
@@ -121,6 +161,7 @@ TEST(Evaluator, TrialsRollBackAndCommit) {
         const auto& slot = ev.slot(s);
         arch::Psi p{pick(slot.p_in, rng), 1, pick(slot.fine, rng)};
         p.p_out = slot.depthwise() ? p.p_in : pick(slot.p_out, rng);
+        p.weight_memory = random_weight_memory(d, rng);
         ev.set_psi(s, p);
       }
     };

@@ -8,6 +8,7 @@
 
 #include "SearchTestUtil.h"
 #include "mixtd/arch/Analytical.h"
+#include "mixtd/arch/Resources.h"
 #include "mixtd/search/Solver.h"
 #include "mixtd/support/Error.h"
 
@@ -164,6 +165,102 @@ TEST(Anneal, InfeasibleBudgetThrows) {
   search::SolverOptions opt;
   opt.budget = 0.001;
   EXPECT_THROW(search::anneal(zoo_design("resnet18", "zc706"), opt), Error);
+}
+
+// The weight memory of every stage of an answer: explicit (bram or uram)
+// wherever it is a choice, auto where it is not; the count in URAM.
+int uram_stages(const search::SolveResult& r, const std::string& where) {
+  int in_uram = 0;
+  const bool has_uram = r.design.device.capacity.uram > 0;
+  for (const auto& l : r.design.network.layers) {
+    auto it = r.design.layers.find(l.name);
+    if (it == r.design.layers.end()) continue;
+    const auto geo = r.design.geometry(l);
+    for (std::size_t k = 0; k < geo.stages.size(); ++k) {
+      const arch::Psi& p = it->second.stages[k];
+      const bool choice = arch::weight_memory_is_a_choice(geo.stages[k], p, r.design.bits, has_uram);
+      EXPECT_EQ(p.weight_memory == arch::WeightMemory::Auto, !choice) << where << ": " << l.name << " stage " << k;
+      in_uram += p.weight_memory == arch::WeightMemory::Uram;
+    }
+  }
+  return in_uram;
+}
+
+// Undecomposed ResNet-18 on the U250: BRAM18 alone holds 97 Mb, the
+// weights are 93 Mb, so with BRAM18 only the design is memory-bound at
+// ~10 FPS. With the weights placed by the solver it reaches hundreds.
+TEST(SolverUram, UsesUramWhenBramBinds) {
+  const arch::Design d = zoo_design("resnet18", "u250");
+  const auto r = search::solve(d);
+  expect_sound(r, d.budget, "resnet18/u250");
+  EXPECT_GT(r.report.fps_batch1(), 300.0);
+  EXPECT_GT(r.report.total.uram, 0);
+  EXPECT_GT(uram_stages(r, "resnet18/u250"), 0);
+  // The annealer can make the same choice.
+  search::AnnealOptions a;
+  a.seed = 1;
+  const auto annealed = search::anneal(d, {}, a);
+  expect_sound(annealed, d.budget, "resnet18/u250 anneal");
+  EXPECT_GT(annealed.report.fps_batch1(), 300.0);
+  EXPECT_GT(uram_stages(annealed, "resnet18/u250 anneal"), 0);
+}
+
+// ResNet-18 on the U250 at 10%: ψ = 1 with auto is over the URAM budget and
+// moving weights to BRAM18 does not make it fit; the budget printed is the
+// smallest that does with the weights moved (below auto's own 0.2438), and
+// it works.
+TEST(SolverUram, InfeasibleBudgetCountsTheWeightsMovedBetweenKinds) {
+  const arch::Design d = zoo_design("resnet18", "u250");
+  const std::string e = solve_error(d, 0.1);
+  ASSERT_FALSE(e.empty());
+  EXPECT_NE(e.find("URAM"), std::string::npos) << e;
+  EXPECT_NE(e.find("moving them between BRAM18 and URAM does not make it fit"), std::string::npos) << e;
+  const auto at = e.find("at least ");
+  ASSERT_NE(at, std::string::npos) << e;
+  const double needed = std::stod(e.substr(at + 9));
+  EXPECT_GT(needed, 0.1);
+  EXPECT_LT(needed, 0.2438);
+  EXPECT_EQ(solve_error(d, needed), "");
+}
+
+// The same network on a device that differs only in having (a little) URAM
+// or not: with it the solver moves weights there and is faster; without it
+// no stage gets URAM.
+TEST(SolverUram, SmallDeviceWithAndWithoutUram) {
+  arch::Device with = arch::load_device("zcu102");
+  with.name = "zcu102+uram";
+  with.capacity.uram = 32;
+  arch::Device without = with;
+  without.name = "zcu102-no-uram";
+  without.capacity.uram = 0;
+  const auto network = net::build_zoo("resnet18-fmnist:width=0.5");
+  const arch::Design start = arch::make_design(network, "resnet18-fmnist:width=0.5", with, "custom");
+  // At ψ = 1 with every weight memory auto the deep ones take more URAM than
+  // the budget has: the search starts with some of them in BRAM18 instead.
+  const arch::Report at_one = arch::analyse(start);
+  EXPECT_GT(at_one.total.uram, at_one.budget.uram);
+  const auto a = search::solve(start);
+  const auto b = search::solve(arch::make_design(network, "resnet18-fmnist:width=0.5", without, "custom"));
+  EXPECT_GT(uram_stages(a, "with URAM"), 0);
+  EXPECT_EQ(uram_stages(b, "without URAM"), 0);
+  EXPECT_EQ(b.report.total.uram, 0);
+  EXPECT_GT(a.report.fps_batch1(), b.report.fps_batch1());
+}
+
+// Devices without URAM (ZC706, ZCU102): neither search ever picks it.
+TEST(SolverUram, NoUramOnADeviceWithoutIt) {
+  for (const auto& c : cases()) {
+    if (c.design.device.capacity.uram > 0) continue;
+    const auto solved = search::solve(c.design);
+    EXPECT_EQ(solved.report.total.uram, 0) << c.name;
+    EXPECT_EQ(uram_stages(solved, c.name), 0) << c.name;
+    search::AnnealOptions a;
+    a.seed = 2;
+    a.moves = 3000;
+    const auto annealed = search::anneal(c.design, {}, a);
+    EXPECT_EQ(annealed.report.total.uram, 0) << c.name;
+    EXPECT_EQ(uram_stages(annealed, c.name + " anneal"), 0) << c.name;
+  }
 }
 
 // A coarse quality guard on small nets (the benchmark measures it properly).

@@ -1,5 +1,8 @@
 #include "mixtd/arch/Design.h"
 
+#include <array>
+#include <utility>
+
 #include "mixtd/support/Error.h"
 
 namespace mixtd::arch {
@@ -15,7 +18,25 @@ bool is_mapped_kind(const net::Layer& l) {
   return l.kind == net::LayerKind::Conv2d || l.kind == net::LayerKind::Linear;
 }
 
+constexpr std::array<std::pair<WeightMemory, std::string_view>, 3> kWeightMemories{{
+    {WeightMemory::Auto, "auto"},
+    {WeightMemory::Bram, "bram"},
+    {WeightMemory::Uram, "uram"},
+}};
+
 }  // namespace
+
+std::string_view to_string(WeightMemory m) {
+  for (const auto& [k, n] : kWeightMemories)
+    if (k == m) return n;
+  return "?";
+}
+
+std::optional<WeightMemory> parse_weight_memory(std::string_view s) {
+  for (const auto& [k, n] : kWeightMemories)
+    if (n == s) return k;
+  return std::nullopt;
+}
 
 std::vector<std::int64_t> divisors(std::int64_t n) {
   std::vector<std::int64_t> d;
@@ -102,6 +123,9 @@ void validate(const Design& d) {
       require(p.fine >= 1 && (s.kh * s.kw) % p.fine == 0,
               where + ": fine = " + std::to_string(p.fine) + " does not divide the " + std::to_string(s.kh) + "x" +
                   std::to_string(s.kw) + " kernel; legal fine: " + list(divisors(s.kh * s.kw)));
+      require(p.weight_memory != WeightMemory::Uram || d.device.capacity.uram > 0,
+              where + ": weight_memory = uram, but device '" + d.device.name +
+                  "' has no URAM; legal weight_memory: auto, bram");
     }
   }
 }

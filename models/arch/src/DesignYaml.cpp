@@ -1,6 +1,7 @@
 // design.yaml: load and save (docs/design-yaml.md).
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <set>
 
 #include "mixtd/arch/Design.h"
@@ -107,6 +108,28 @@ Psi parse_psi(const Ctx& c, const YAML::Node& n, const std::string& who) {
   return p;
 }
 
+WeightMemory parse_memory(const Ctx& c, const YAML::Node& n, const std::string& who) {
+  if (n.IsScalar())
+    if (const auto m = parse_weight_memory(n.Scalar())) return *m;
+  throw Error(c.at(n) + who + "weight_memory must be one of " + std::string(kWeightMemoryNames) + ", got " + show(n));
+}
+
+// `weight_memory`: one kind for every stage of the layer, or a list with
+// one per stage.
+void parse_weight_memories(const Ctx& c, const YAML::Node& n, const std::string& who, LayerMapping& m) {
+  if (!n.IsSequence()) {
+    const WeightMemory all = parse_memory(c, n, who);
+    for (auto& p : m.stages) p.weight_memory = all;
+    return;
+  }
+  if (n.size() != m.stages.size())
+    throw Error(c.at(n) + who + "'weight_memory' lists " + std::to_string(n.size()) + " kind(s) but " +
+                std::string(td::to_string(m.tau.type)) + " has " + std::to_string(m.stages.size()) +
+                " stage(s); give one per stage, or one kind for all (" + std::string(kWeightMemoryNames) + ")");
+  for (std::size_t k = 0; k < n.size(); ++k)
+    m.stages[k].weight_memory = parse_memory(c, n[k], who + "stage " + std::to_string(k) + ": ");
+}
+
 }  // namespace
 
 Design parse_design(const std::string& text, const std::string& source, const fs::path& base) {
@@ -173,7 +196,8 @@ Design parse_design(const std::string& text, const std::string& source, const fs
       if (!v.IsMap()) throw Error(c.at(v) + who + "must be {tau, stages}");
       for (const auto& e : v) {
         const std::string k = e.first.as<std::string>();
-        if (k != "tau" && k != "stages") throw Error(c.at(e.first) + who + "unknown key '" + k + "' (legal: tau, stages)");
+        if (k != "tau" && k != "stages" && k != "weight_memory")
+          throw Error(c.at(e.first) + who + "unknown key '" + k + "' (legal: tau, stages, weight_memory)");
       }
       LayerMapping m;
       if (v["tau"]) m.tau = parse_tau(c, v["tau"], who);
@@ -195,6 +219,7 @@ Design parse_design(const std::string& text, const std::string& source, const fs
       } else {
         m.stages.assign(nstages, Psi{});
       }
+      if (v["weight_memory"]) parse_weight_memories(c, v["weight_memory"], who, m);
       d.layers[name] = m;
     }
   }
@@ -247,11 +272,30 @@ std::string to_yaml(const Design& d) {
     }
     e << YAML::Key << "stages" << YAML::Value << YAML::Flow << YAML::BeginSeq;
     for (const auto& p : m.stages) e << YAML::Flow << YAML::BeginSeq << p.p_in << p.p_out << p.fine << YAML::EndSeq;
-    e << YAML::EndSeq << YAML::EndMap;
+    e << YAML::EndSeq;
+    // Omitted when all auto (as designs from before the choice), one kind
+    // when the stages agree, else one per stage.
+    const bool all_auto = std::all_of(m.stages.begin(), m.stages.end(),
+                                      [](const Psi& p) { return p.weight_memory == WeightMemory::Auto; });
+    const bool all_same = std::all_of(m.stages.begin(), m.stages.end(),
+                                      [&](const Psi& p) { return p.weight_memory == m.stages.front().weight_memory; });
+    if (!all_auto) {
+      e << YAML::Key << "weight_memory" << YAML::Value;
+      if (all_same) {
+        e << std::string(to_string(m.stages.front().weight_memory));
+      } else {
+        e << YAML::Flow << YAML::BeginSeq;
+        for (const auto& p : m.stages) e << std::string(to_string(p.weight_memory));
+        e << YAML::EndSeq;
+      }
+    }
+    e << YAML::EndMap;
   }
   e << YAML::EndMap << YAML::EndMap;
-  return std::string("# mixtd design (docs/design-yaml.md). stages: [p_in, p_out, fine] per stage\n") + e.c_str() +
-         "\n";
+  return std::string(
+             "# mixtd design (docs/design-yaml.md). stages: [p_in, p_out, fine] per stage; weight_memory: auto, bram "
+             "or uram\n") +
+         e.c_str() + "\n";
 }
 
 void save_design(const Design& d, const fs::path& path) { write_file_atomic(path, to_yaml(d)); }

@@ -222,7 +222,7 @@ class Builder {
       prev = id;
     }
     const bool relu = relu_of_.count(l.name) > 0;
-    const bool allow_uram = d_.device.capacity.uram > 0;
+    const bool device_has_uram = d_.device.capacity.uram > 0;
     for (std::size_t k = 0; k < geo.stages.size(); ++k) {
       const auto& s = geo.stages[k];
       Module m;
@@ -241,7 +241,7 @@ class Builder {
       m.out_shape = s.out;
       m.relu = relu && g2 == 1 && k + 1 == geo.stages.size();
       m.cycles = stage_cycles(s, m.psi);
-      m.resources = stage_resources(s, m.psi, d_.bits, allow_uram).total;
+      m.resources = stage_resources(s, m.psi, d_.bits, device_has_uram).total;
       const int id = add_module(m);
       connect(prev, id, g1 * g2, prev_width, prev_words);
       prev = id;

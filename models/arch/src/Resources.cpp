@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "mixtd/arch/Timing.h"
+#include "mixtd/support/Error.h"
 
 namespace mixtd::arch {
 
@@ -42,7 +43,12 @@ std::int64_t uram_for(std::int64_t depth, std::int64_t width) {
   return ceil_div(depth, 4096) * ceil_div(width, 72);
 }
 
-Memory place_memory(std::int64_t depth, std::int64_t width, bool allow_uram) {
+bool is_block_memory(std::int64_t depth, std::int64_t width) { return depth > 2 && depth * width > kLutramMaxBits; }
+
+namespace {
+
+// Registers or LUTRAM for a memory that is not block RAM.
+Memory place_small(std::int64_t depth, std::int64_t width) {
   Memory m;
   m.depth = depth;
   m.width_bits = width;
@@ -53,38 +59,84 @@ Memory place_memory(std::int64_t depth, std::int64_t width, bool allow_uram) {
     m.cost.ff = static_cast<double>(bits);
     return m;
   }
-  if (bits <= kLutramMaxBits) {
-    m.kind = MemoryKind::Lutram;
-    m.cost = lutram(bits);
-    return m;
-  }
-  const std::int64_t b = bram18_for(depth, width);
-  const std::int64_t u = allow_uram ? uram_for(depth, width) : 0;
-  if (allow_uram && u * 16 < b) {
-    m.kind = MemoryKind::Uram;
-    m.cost.uram = static_cast<double>(u);
+  m.kind = MemoryKind::Lutram;
+  m.cost = lutram(bits);
+  return m;
+}
+
+Memory place_block(std::int64_t depth, std::int64_t width, MemoryKind kind) {
+  Memory m;
+  m.depth = depth;
+  m.width_bits = width;
+  m.kind = kind;
+  if (kind == MemoryKind::Uram) {
+    m.cost.uram = static_cast<double>(uram_for(depth, width));
   } else {
-    m.kind = MemoryKind::Bram;
-    m.cost.bram18 = static_cast<double>(b);
+    m.cost.bram18 = static_cast<double>(bram18_for(depth, width));
   }
   return m;
+}
+
+// Auto's rule: URAM only if it allocates strictly fewer bits.
+MemoryKind auto_kind(std::int64_t depth, std::int64_t width, bool device_has_uram) {
+  return device_has_uram && uram_for(depth, width) * 16 < bram18_for(depth, width) ? MemoryKind::Uram
+                                                                                   : MemoryKind::Bram;
+}
+
+}  // namespace
+
+Memory place_memory(std::int64_t depth, std::int64_t width) {
+  if (!is_block_memory(depth, width)) return place_small(depth, width);
+  return place_block(depth, width, MemoryKind::Bram);
+}
+
+Memory place_weight_memory(std::int64_t depth, std::int64_t width, WeightMemory choice, bool device_has_uram) {
+  if (!is_block_memory(depth, width)) return place_small(depth, width);
+  switch (choice) {
+    case WeightMemory::Bram:
+      return place_block(depth, width, MemoryKind::Bram);
+    case WeightMemory::Uram:
+      if (!device_has_uram)
+        throw Error(
+            "internal: a weight memory placed in URAM on a device without URAM (validate() rejects such designs)");
+      return place_block(depth, width, MemoryKind::Uram);
+    case WeightMemory::Auto:
+      break;
+  }
+  return place_block(depth, width, auto_kind(depth, width, device_has_uram));
+}
+
+MemoryShape weight_memory_shape(const td::StageShape& s, const Psi& psi, const net::Bits& bits) {
+  const std::int64_t mults = stage_multipliers(s, psi);
+  return {ceil_div(s.weight_count(), mults), mults * bits.weight};
+}
+
+bool weight_memory_is_a_choice(const td::StageShape& s, const Psi& psi, const net::Bits& bits, bool device_has_uram) {
+  if (!device_has_uram) return false;
+  const MemoryShape w = weight_memory_shape(s, psi, bits);
+  return is_block_memory(w.depth, w.width_bits);
+}
+
+WeightMemory auto_weight_memory(const td::StageShape& s, const Psi& psi, const net::Bits& bits, bool device_has_uram) {
+  if (!weight_memory_is_a_choice(s, psi, bits, device_has_uram)) return WeightMemory::Auto;
+  const MemoryShape w = weight_memory_shape(s, psi, bits);
+  return auto_kind(w.depth, w.width_bits, device_has_uram) == MemoryKind::Uram ? WeightMemory::Uram
+                                                                               : WeightMemory::Bram;
 }
 
 std::int64_t dsps_for(std::int64_t multipliers, const net::Bits& bits) {
   return bits.weight <= 8 && bits.activation <= 8 ? ceil_div(multipliers, 2) : multipliers;
 }
 
-StageResources stage_resources(const td::StageShape& s, const Psi& psi, const net::Bits& bits, bool allow_uram) {
+StageResources stage_resources(const td::StageShape& s, const Psi& psi, const net::Bits& bits, bool device_has_uram) {
   StageResources r;
   const std::int64_t mults = stage_multipliers(s, psi);
-  // Weights: every multiplier reads its own weight each cycle; all banks
-  // share one address, so they form one memory of banks x bits width.
-  const std::int64_t depth = ceil_div(s.weight_count(), mults);
-  r.weights = place_memory(depth, mults * bits.weight, allow_uram);
+  const MemoryShape w = weight_memory_shape(s, psi, bits);
+  r.weights = place_weight_memory(w.depth, w.width_bits, psi.weight_memory, device_has_uram);
   // Line buffers: p_in buffers, each (kh − 1) lines of (W + 2pw)·C/p_in words.
   if (s.kh > 1) {
     const std::int64_t line = (s.in.w + 2 * s.pw) * ceil_div(s.in_ch, psi.p_in);
-    const Memory one = place_memory(line, (s.kh - 1) * bits.activation, false);
+    const Memory one = place_memory(line, (s.kh - 1) * bits.activation);
     r.line_buffer = one;
     r.line_buffer.cost = one.cost.scaled(static_cast<double>(psi.p_in));
   } else if (s.kw > 1) {  // a 1 x k window: (kw − 1) pixels of registers
@@ -100,8 +152,16 @@ StageResources stage_resources(const td::StageShape& s, const Psi& psi, const ne
   return r;
 }
 
+StageResources with_weight_memory(const StageResources& r, WeightMemory m, bool device_has_uram) {
+  StageResources out = r;
+  out.weights = place_weight_memory(r.weights.depth, r.weights.width_bits, m, device_has_uram);
+  // Whole numbers throughout, so the swap is exact.
+  out.total = r.total + r.weights.cost.scaled(-1.0) + out.weights.cost;
+  return out;
+}
+
 Resources fifo_resources(std::int64_t depth, std::int64_t width, const net::Bits& bits) {
-  const Memory m = place_memory(depth, width * bits.activation, false);
+  const Memory m = place_memory(depth, width * bits.activation);
   Resources r = m.cost;
   r.lut += 20;
   r.ff += 30;
@@ -119,7 +179,7 @@ Resources pool_resources(const net::Shape& in, std::int64_t kh, std::int64_t kw,
                          const net::Bits& bits) {
   Resources r;
   if (kh > 1) {
-    const Memory m = place_memory((in.w + 2 * pw) * ceil_div(in.c, p), (kh - 1) * bits.activation, false);
+    const Memory m = place_memory((in.w + 2 * pw) * ceil_div(in.c, p), (kh - 1) * bits.activation);
     r = m.cost.scaled(static_cast<double>(p));
   }
   r.lut += 60.0 + 10.0 * static_cast<double>(p * kw * kh);

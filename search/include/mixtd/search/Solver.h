@@ -1,6 +1,8 @@
 // The unroll-factor solver (SPEC "The search", solver part): given τ for
-// every layer, choose ψ = {p_in, p_out, fine} for every stage to maximise
-// FPS under the resource budget. Legal values only (divisors).
+// every layer, choose ψ = {p_in, p_out, fine} for every stage — and where
+// its weights are in block RAM on a device with URAM, BRAM18 or URAM
+// (Psi::weight_memory) — to maximise FPS under the resource budget. Legal
+// values only (divisors).
 //
 //   solve()   fast default: bottleneck balancing — raise the slowest
 //             module's parallelism to its next legal value while the budget

@@ -12,7 +12,9 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mixtd/arch/Device.h"
@@ -22,10 +24,28 @@
 
 namespace mixtd::arch {
 
-// ψ of one stage. Legal: p_in | in_ch, p_out | out_ch, fine | kh·kw; a
-// depthwise stage processes p_in channels at a time (p_out = p_in).
+// Where a stage's weight memory lives when it is large enough for block RAM
+// (smaller ones are LUTRAM or registers whatever this says; Resources.h):
+//   Auto  the kind that allocates fewer bits, BRAM18 on a tie (designs from
+//         before the choice existed load with their old resources)
+//   Bram  BRAM18
+//   Uram  URAM288 (only on a device that has URAM)
+// The solver chooses Bram or Uram explicitly for every block-RAM weight
+// memory: on a tie — every memory wider than 72 bits — the bits do not say,
+// what is left of each resource does.
+enum class WeightMemory { Auto, Bram, Uram };
+
+std::string_view to_string(WeightMemory m);
+std::optional<WeightMemory> parse_weight_memory(std::string_view s);
+inline constexpr std::string_view kWeightMemoryNames = "auto, bram, uram";
+
+// ψ of one stage: its unroll factors and where its weights live. Legal:
+// p_in | in_ch, p_out | out_ch, fine | kh·kw; a depthwise stage processes
+// p_in channels at a time (p_out = p_in); weight_memory Uram only if the
+// device has URAM.
 struct Psi {
   std::int64_t p_in = 1, p_out = 1, fine = 1;
+  WeightMemory weight_memory = WeightMemory::Auto;
   bool operator==(const Psi&) const = default;
 };
 
@@ -58,8 +78,9 @@ Design make_design(net::Network network, const std::string& network_spec, Device
                    const std::string& device_spec);
 
 // Legal values, listing them in the error: p_in | in_ch, p_out | out_ch,
-// fine | kh·kw, one ψ per stage, a mapping for every conv/linear layer,
-// τ legal (td::check_tau), FIFO depths ≥ 1, clock and budget positive.
+// fine | kh·kw, weight_memory uram only on a device with URAM, one ψ per
+// stage, a mapping for every conv/linear layer, τ legal (td::check_tau),
+// FIFO depths ≥ 1, clock and budget positive.
 void validate(const Design& d);
 
 // Divisors of n, ascending: the legal unroll factors.

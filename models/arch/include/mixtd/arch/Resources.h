@@ -29,10 +29,18 @@ struct Memory {
   Resources cost;
 };
 
-// A memory of depth x width bits. Weight memories may use URAM: the kind
-// whose allocated bits are fewest is chosen (URAM counts 16 BRAM18 worth of
-// bits), BRAM on a tie or when the device has no URAM.
-Memory place_memory(std::int64_t depth, std::int64_t width_bits, bool allow_uram);
+// Whether a depth x width memory is block RAM (BRAM18 or URAM) rather than
+// registers (depth ≤ 2) or LUTRAM (≤ kLutramMaxBits).
+bool is_block_memory(std::int64_t depth, std::int64_t width_bits);
+
+// A line buffer or FIFO of depth x width bits: registers, LUTRAM or BRAM18.
+Memory place_memory(std::int64_t depth, std::int64_t width_bits);
+
+// A weight memory of depth x width bits. If it is block RAM, `choice` says
+// which kind: Bram, Uram, or Auto — URAM when it allocates fewer bits (one
+// URAM counts 16 BRAM18 worth of bits), BRAM18 on a tie or without URAM.
+// Uram on a device without URAM throws (validate() rejects such designs).
+Memory place_weight_memory(std::int64_t depth, std::int64_t width_bits, WeightMemory choice, bool device_has_uram);
 
 // DSP48E2 multiply packing: two multiplies per DSP when both operands are at
 // most 8 bits (SPEC), else one.
@@ -44,8 +52,31 @@ struct StageResources {
   Resources total;     // one instance
 };
 
-// One instance of a stage with ψ.
-StageResources stage_resources(const td::StageShape& s, const Psi& psi, const net::Bits& bits, bool allow_uram);
+// One instance of a stage with ψ (its weight memory where
+// psi.weight_memory says).
+StageResources stage_resources(const td::StageShape& s, const Psi& psi, const net::Bits& bits, bool device_has_uram);
+
+// The same stage instance with its weights where `m` says instead: only the
+// weight memory changes (for searches that price both kinds of one unrolling).
+StageResources with_weight_memory(const StageResources& r, WeightMemory m, bool device_has_uram);
+
+// A stage's weight memory at ψ: every multiplier reads its own weight each
+// cycle and all share one address, so it is one memory of
+// ⌈weights/multipliers⌉ words of multipliers × weight bits.
+struct MemoryShape {
+  std::int64_t depth = 0, width_bits = 0;
+};
+MemoryShape weight_memory_shape(const td::StageShape& s, const Psi& psi, const net::Bits& bits);
+
+// Whether psi.weight_memory decides anything for this stage: its weight
+// memory is block RAM and the device has URAM. Otherwise every choice gives
+// the same memory.
+bool weight_memory_is_a_choice(const td::StageShape& s, const Psi& psi, const net::Bits& bits, bool device_has_uram);
+
+// The kind Auto gives the stage's weight memory at ψ (Bram or Uram), or
+// Auto where it is not a choice: a design's Auto made explicit without
+// changing any resource.
+WeightMemory auto_weight_memory(const td::StageShape& s, const Psi& psi, const net::Bits& bits, bool device_has_uram);
 
 // A stream FIFO of `depth` beats of `width` words.
 Resources fifo_resources(std::int64_t depth, std::int64_t width, const net::Bits& bits);
