@@ -185,7 +185,7 @@ bool Evaluator::recompute_module(int m) {
     case ModuleKind::GroupAdd:
       e.width_out = w;
       e.cycles = arch::stream_cycles(gm.words_in, w, gm.words_out, w);
-      e.cycles.fill += arch::kRequantPipeline;
+      arch::add_requantiser(e.cycles);
       r = arch::stream_block_resources(w, gm.ports_in + 1, bits_);
       r.lut += 40.0 * static_cast<double>(w * gm.ports_in);
       break;
@@ -198,7 +198,7 @@ bool Evaluator::recompute_module(int m) {
       e.width_out = wide;
       e.cycles = arch::stream_cycles(gm.words_in, wide, gm.words_out, wide);
       e.cycles.in = in_cycles;
-      e.cycles.fill += arch::kRequantPipeline;
+      arch::add_requantiser(e.cycles);
       r = arch::stream_block_resources(wide, gm.ports_in + 1, bits_);
       break;
     }
@@ -293,7 +293,7 @@ void Evaluator::propagate_from(int m) {
 
 // Fills before `from_module` cannot change: only it and what follows moved.
 void Evaluator::recompute_fills(int from_module) {
-  fill_.resize(mods_.size(), 0);
+  fill_.resize(mods_.size());
   for (std::size_t k = 0; k < depth_; ++k) {
     Savepoint& t = trials_[k];
     if (at(from_module) >= t.fill_from) continue;
@@ -303,9 +303,9 @@ void Evaluator::recompute_fills(int from_module) {
     t.fill_from = at(from_module);
   }
   for (std::size_t i = at(from_module); i < mods_.size(); ++i) {
-    std::int64_t start = 0;
-    for (int k = prod_start_[i]; k < prod_start_[i + 1]; ++k) start = std::max(start, fill_[at(prod_list_[at(k)])]);
-    fill_[i] = start + hot_[i].fill;
+    inputs_scratch_.clear();
+    for (int k = prod_start_[i]; k < prod_start_[i + 1]; ++k) inputs_scratch_.push_back(fill_[at(prod_list_[at(k)])]);
+    fill_[i] = arch::arrival(hot_[i].cycles, inputs_scratch_.data(), inputs_scratch_.size());
   }
 }
 
@@ -316,17 +316,17 @@ void Evaluator::size_skip_fifos(int from_module) {
   for (int a : adds_) {
     if (a < from_module) continue;
     const Mod& add = mods_[at(a)];
-    std::int64_t latest = 0;
-    for (int s : add.inputs) latest = std::max(latest, fill_[at(strs_[at(s)].from)]);
+    arch::Arrival main;
+    for (int s : add.inputs) {
+      const arch::Arrival& x = fill_[at(strs_[at(s)].from)];
+      if (x.first > main.first) main = x;
+    }
     for (int s : add.inputs) {
       const Str& st = strs_[at(s)];
-      std::int64_t depth = fifo_depth_;
-      const std::int64_t gap = latest - fill_[at(st.from)];
-      if (gap > 0) {
-        const std::int64_t beats = arch::ceil_div(st.words, st.width);
-        const std::int64_t rate_interval = std::max<std::int64_t>(1, hot_[at(st.from)].interval);
-        depth = std::min(beats, arch::ceil_div(gap * beats, rate_interval)) + fifo_depth_;
-      }
+      const auto& out = graph_.modules[at(st.from)].out_shape;
+      std::int64_t depth = arch::skip_fifo_depth(fill_[at(st.from)], main, st.words, st.width,
+                                                 std::max<std::int64_t>(1, out.h * out.w), fifo_depth_);
+      if (depth == 0) depth = fifo_depth_;
       if (st.override_depth > 0) depth = st.override_depth;
       set_stream(s, st.width, depth);
     }
@@ -359,7 +359,8 @@ void Evaluator::recompute_interval() {
 }
 
 void Evaluator::tree_update(int m) {
-  for (std::size_t n = (tree_.size() / 2 + at(m)) / 2; n >= 1; n /= 2) tree_[n] = slower(tree_[2 * n], tree_[2 * n + 1]);
+  for (std::size_t n = (tree_.size() / 2 + at(m)) / 2; n >= 1; n /= 2)
+    tree_[n] = slower(tree_[2 * n], tree_[2 * n + 1]);
 }
 
 void Evaluator::update_interval() {
@@ -405,8 +406,8 @@ std::int64_t Evaluator::pool_fill_at(int m, std::int64_t width) const {
 
 void Evaluator::sync_hot(int m) {
   const arch::Cycles& c = mods_[at(m)].cycles;
-  if (hot_[at(m)].fill != c.fill) fill_moved_ = true;
-  hot_[at(m)] = {c.fill, c.interval()};
+  if (!(hot_[at(m)].cycles == c)) fill_moved_ = true;
+  hot_[at(m)] = {c, c.interval()};
 }
 
 void Evaluator::save_module(int m) {

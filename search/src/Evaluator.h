@@ -65,8 +65,9 @@ class Evaluator {
   void commit();
 
   std::int64_t interval() const { return interval_; }
-  std::int64_t fill() const { return fill_.empty() ? 0 : fill_.back(); }
-  std::int64_t latency_cycles() const { return fill() + interval_; }
+  // As arch::Report: latency(1) is the last output word (Timing.h arrival).
+  std::int64_t latency_cycles() const { return fill_.empty() ? interval_ : fill_.back().last; }
+  std::int64_t fill() const { return latency_cycles() - interval_; }
   int bottleneck() const { return bottleneck_; }  // first module with the largest interval
   const arch::Resources& total() const { return total_; }
   const arch::Resources& budget() const { return budget_; }
@@ -78,9 +79,11 @@ class Evaluator {
   // Graph queries.
   int module_count() const { return static_cast<int>(mods_.size()); }
   std::int64_t module_interval(int m) const { return hot_[static_cast<std::size_t>(m)].interval; }
-  std::int64_t module_fill(int m) const { return fill_[static_cast<std::size_t>(m)]; }  // at its output
+  std::int64_t module_fill(int m) const { return fill_[static_cast<std::size_t>(m)].first; }  // its first output
   std::int64_t module_instances(int m) const { return mods_[static_cast<std::size_t>(m)].count; }
-  const arch::Resources& module_resources(int m) const { return mods_[static_cast<std::size_t>(m)].res; }  // all instances
+  const arch::Resources& module_resources(int m) const {
+    return mods_[static_cast<std::size_t>(m)].res;
+  }  // all instances
   const std::vector<int>& module_outputs(int m) const { return mods_[static_cast<std::size_t>(m)].outputs; }
   std::int64_t stream_count(int s) const { return strs_[static_cast<std::size_t>(s)].count; }
   std::int64_t stream_depth(int s) const { return strs_[static_cast<std::size_t>(s)].depth; }
@@ -176,14 +179,16 @@ class Evaluator {
   std::vector<arch::Psi> psi_;
   std::vector<Mod> mods_;
   std::vector<Str> strs_;
-  std::vector<int> adds_;       // EltwiseAdd modules with ≥ 2 inputs
+  std::vector<int> adds_;        // EltwiseAdd modules with ≥ 2 inputs
   std::vector<char> feeds_add_;  // per module: it produces an input of one of adds_
   std::vector<int> tree_;        // tournament tree of module intervals, see recompute_interval()
-  std::vector<std::int64_t> fill_;
+  std::vector<arch::Arrival> fill_;
+  std::vector<arch::Arrival> inputs_scratch_;
   // Each module's own fill and interval, packed: the passes that run on
   // every change read only these.
   struct Hot {
-    std::int64_t fill = 0, interval = 0;
+    arch::Cycles cycles;
+    std::int64_t interval = 0;
   };
   std::vector<Hot> hot_;
   bool fill_moved_ = false;  // some module's own fill changed in this propagation
@@ -212,7 +217,7 @@ class Evaluator {
     std::uint32_t id = 0;
     std::size_t mods = 0, strs = 0, psis = 0;  // log sizes at the start
     std::size_t fill_from = 0;                 // fills saved from here on
-    std::vector<std::int64_t> fills;
+    std::vector<arch::Arrival> fills;
     std::int64_t interval = 0;
     int bottleneck = -1;
     arch::Resources total;

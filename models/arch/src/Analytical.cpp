@@ -12,12 +12,10 @@ Report analyse(const Design& d) {
   r.available = d.device.capacity;
   r.budget = d.device.capacity.scaled(d.budget);
   const auto& mods = r.graph.modules;
+  const std::vector<Arrival> arr = arrivals(r.graph);
   r.fill.assign(mods.size(), 0);
   for (std::size_t i = 0; i < mods.size(); ++i) {
-    std::int64_t start = 0;
-    for (int s : mods[i].inputs)
-      start = std::max(start, r.fill[static_cast<std::size_t>(r.graph.streams[static_cast<std::size_t>(s)].from)]);
-    r.fill[i] = start + mods[i].cycles.fill;
+    r.fill[i] = arr[i].first;
     const std::int64_t iv = mods[i].cycles.interval();
     if (iv > r.interval) {
       r.interval = iv;
@@ -25,7 +23,9 @@ Report analyse(const Design& d) {
     }
     r.total += mods[i].resources.scaled(static_cast<double>(mods[i].count));
   }
-  r.fill_cycles = r.fill.empty() ? 0 : r.fill.back();
+  // latency(1) = the last word out of the first frame; latency(B) adds an
+  // interval per further frame.
+  r.fill_cycles = arr.empty() ? 0 : arr.back().last - r.interval;
   for (const auto& s : r.graph.streams) r.total += s.resources;
 
   // Per network layer, in network order.

@@ -11,19 +11,32 @@ namespace mixtd::arch {
 
 std::string_view to_string(ModuleKind k) {
   switch (k) {
-    case ModuleKind::HostIn: return "host_in";
-    case ModuleKind::HostOut: return "host_out";
-    case ModuleKind::Stage: return "stage";
-    case ModuleKind::Split: return "split";
-    case ModuleKind::Fork: return "fork";
-    case ModuleKind::GroupAdd: return "group_add";
-    case ModuleKind::Merge: return "merge";
-    case ModuleKind::RoundRobin: return "round_robin";
-    case ModuleKind::MaxPool: return "maxpool";
-    case ModuleKind::AvgPool: return "avgpool";
-    case ModuleKind::GlobalAvgPool: return "global_avgpool";
-    case ModuleKind::EltwiseAdd: return "eltwise_add";
-    case ModuleKind::ReLU: return "relu";
+    case ModuleKind::HostIn:
+      return "host_in";
+    case ModuleKind::HostOut:
+      return "host_out";
+    case ModuleKind::Stage:
+      return "stage";
+    case ModuleKind::Split:
+      return "split";
+    case ModuleKind::Fork:
+      return "fork";
+    case ModuleKind::GroupAdd:
+      return "group_add";
+    case ModuleKind::Merge:
+      return "merge";
+    case ModuleKind::RoundRobin:
+      return "round_robin";
+    case ModuleKind::MaxPool:
+      return "maxpool";
+    case ModuleKind::AvgPool:
+      return "avgpool";
+    case ModuleKind::GlobalAvgPool:
+      return "global_avgpool";
+    case ModuleKind::EltwiseAdd:
+      return "eltwise_add";
+    case ModuleKind::ReLU:
+      return "relu";
   }
   return "?";
 }
@@ -260,7 +273,7 @@ class Builder {
       a.in_shape = a.out_shape = geo.stages.back().out;
       a.relu = relu;
       a.cycles = stream_cycles(prev_words, prev_width, prev_words, prev_width);
-      a.cycles.fill += kRequantPipeline;
+      add_requantiser(a.cycles);
       a.resources = stream_block_resources(prev_width, g2 + 1, d_.bits);
       a.resources.lut += 40.0 * static_cast<double>(prev_width * g2);  // adder tree + requantiser
       const int id = add_module(a);
@@ -289,7 +302,7 @@ class Builder {
     m.width_out = m.width_in;
     m.cycles = stream_cycles(m.words_in, m.width_in, m.words_out, m.width_out);
     m.cycles.in = in_cycles;
-    m.cycles.fill += kRequantPipeline;
+    add_requantiser(m.cycles);
     m.resources = stream_block_resources(m.width_in, m.ports_in + 1, d_.bits);
     const int id = add_module(m);
     for (const auto& p : ins) connect(p.module, id, 1, p.width, m.words_in);
@@ -350,35 +363,29 @@ class Builder {
     return {id, 1, in.width, l.out_shape};
   }
 
-  // Fill (first-in to first-out) at each module's output along the longest path.
-  std::vector<std::int64_t> output_fill() const {
-    std::vector<std::int64_t> fill(g_.modules.size(), 0);
-    for (std::size_t i = 0; i < g_.modules.size(); ++i) {
-      std::int64_t start = 0;
-      for (int s : g_.modules[i].inputs) start = std::max(start, fill[static_cast<std::size_t>(g_.streams[static_cast<std::size_t>(s)].from)]);
-      fill[i] = start + g_.modules[i].cycles.fill;
-    }
-    return fill;
+  // The input of an Add that arrives earlier is the residual (skip) path;
+  // its FIFO is sized by Timing.h's skip_fifo_depth.
+  std::int64_t producer_pixels(const Stream& st) const {
+    const auto& s = g_.modules[static_cast<std::size_t>(st.from)].out_shape;
+    return std::max<std::int64_t>(1, s.h * s.w);
   }
 
-  // The input of an Add that arrives earlier is the residual (skip) path; its
-  // FIFO must absorb what its producer emits while the main path fills.
   void size_skip_fifos() {
-    const auto fill = output_fill();
+    const auto arr = arrivals(g_);
     for (auto& m : g_.modules) {
       if (m.kind != ModuleKind::EltwiseAdd || m.inputs.size() < 2) continue;
-      std::int64_t latest = 0;
-      for (int s : m.inputs) latest = std::max(latest, fill[static_cast<std::size_t>(g_.streams[static_cast<std::size_t>(s)].from)]);
+      Arrival main;
+      for (int s : m.inputs) {
+        const Arrival& a = arr[static_cast<std::size_t>(g_.streams[static_cast<std::size_t>(s)].from)];
+        if (a.first > main.first) main = a;
+      }
       for (int s : m.inputs) {
         Stream& st = g_.streams[static_cast<std::size_t>(s)];
-        const auto& producer = g_.modules[static_cast<std::size_t>(st.from)];
-        const std::int64_t gap = latest - fill[static_cast<std::size_t>(st.from)];
-        if (gap <= 0) continue;
+        const Arrival& p = arr[static_cast<std::size_t>(st.from)];
+        const std::int64_t depth = skip_fifo_depth(p, main, st.words, st.width, producer_pixels(st), d_.fifo_depth);
+        if (depth == 0) continue;
         st.skip = true;
-        const std::int64_t beats = ceil_div(st.words, st.width);
-        const std::int64_t rate_interval = std::max<std::int64_t>(1, producer.cycles.interval());
-        const std::int64_t need = ceil_div(gap * beats, rate_interval);
-        st.depth = std::min(beats, need) + d_.fifo_depth;
+        st.depth = depth;
       }
     }
   }
@@ -392,5 +399,17 @@ class Builder {
 }  // namespace
 
 Graph build_graph(const Design& d) { return Builder(d).build(); }
+
+std::vector<Arrival> arrivals(const Graph& g) {
+  std::vector<Arrival> a(g.modules.size());
+  std::vector<Arrival> ins;
+  for (std::size_t i = 0; i < g.modules.size(); ++i) {
+    ins.clear();
+    for (int s : g.modules[i].inputs)
+      ins.push_back(a[static_cast<std::size_t>(g.streams[static_cast<std::size_t>(s)].from)]);
+    a[i] = arrival(g.modules[i].cycles, ins.data(), ins.size());
+  }
+  return a;
+}
 
 }  // namespace mixtd::arch

@@ -1,5 +1,7 @@
 #include "mixtd/arch/Timing.h"
 
+#include <cmath>
+
 namespace mixtd::arch {
 
 std::int64_t stage_multipliers(const td::StageShape& s, const Psi& psi) {
@@ -33,7 +35,9 @@ Cycles stage_cycles(const td::StageShape& s, const Psi& psi) {
     c.compute = pix_out * s.groups * ceil_div(cin, psi.p_in) * ceil_div(cout, psi.p_out) * ceil_div(kk, psi.fine);
     per_pixel_first = ceil_div(cin, psi.p_in) * ceil_div(kk, psi.fine);
   }
-  c.fill = ceil_div(window_fill_words(s), psi.p_in) + per_pixel_first + kMacPipeline + kRequantPipeline;
+  c.window = ceil_div(window_fill_words(s), psi.p_in);
+  c.fill = c.window + per_pixel_first + kMacPipeline + kRequantPipeline;
+  c.tail = ceil_div(c.compute, std::max<std::int64_t>(1, pix_out)) + kMacPipeline + kRequantPipeline;
   return c;
 }
 
@@ -44,7 +48,9 @@ Cycles pool_cycles(const net::Shape& in, const net::Shape& out, std::int64_t kh,
   c.compute = ceil_div(out.numel(), p);
   c.out = ceil_div(out.numel(), p);
   const std::int64_t rows = std::max<std::int64_t>(0, kh - 1 - ph), cols = std::max<std::int64_t>(1, kw - pw);
-  c.fill = ceil_div(std::max(in.c, (rows * in.w + cols) * in.c), p) + kStreamLatency;
+  c.window = ceil_div(std::max(in.c, (rows * in.w + cols) * in.c), p);
+  c.fill = c.window + kStreamLatency;
+  c.tail = ceil_div(out.c, p) + kStreamLatency;
   return c;
 }
 
@@ -53,7 +59,9 @@ Cycles global_pool_cycles(const net::Shape& in, std::int64_t p) {
   c.in = ceil_div(in.numel(), p);
   c.compute = c.in;
   c.out = ceil_div(in.c, p);
+  c.window = c.in;
   c.fill = c.in + kStreamLatency;
+  c.tail = c.out + kStreamLatency;
   return c;
 }
 
@@ -63,7 +71,38 @@ Cycles stream_cycles(std::int64_t words_in, std::int64_t width_in, std::int64_t 
   c.out = ceil_div(words_out, width_out);
   c.compute = std::max(c.in, c.out);
   c.fill = kStreamLatency;
+  c.tail = kStreamLatency;
   return c;
+}
+
+Arrival arrival(const Cycles& own, const Arrival* inputs, std::size_t count) {
+  Arrival in;
+  for (std::size_t k = 0; k < count; ++k) {
+    in.first = std::max(in.first, inputs[k].first);
+    in.last = std::max(in.last, inputs[k].last);
+    in.lead = std::max(in.lead, inputs[k].lead);
+  }
+  // The input frame arrives over `span` cycles; a window takes its share.
+  const std::int64_t span = in.last - in.first;
+  std::int64_t window = own.window;
+  if (window > 0 && span > own.in && own.in > 0) window = ceil_div(own.window * span, own.in);
+  Arrival a;
+  a.lead = in.lead + (own.in > 0 ? static_cast<double>(own.window) / static_cast<double>(own.in) : 0.0);
+  a.first = in.first + own.fill - own.window + window;
+  a.last = std::max({in.last + own.tail, in.first + own.in + own.tail, a.first + std::max(own.compute, own.out)});
+  return a;
+}
+std::int64_t skip_fifo_depth(const Arrival& p, const Arrival& main, std::int64_t words, std::int64_t width,
+                             std::int64_t pixels, std::int64_t fifo_depth) {
+  const std::int64_t gap = main.first - p.first;
+  if (gap <= 0) return 0;
+  const std::int64_t beats = ceil_div(words, width);
+  const std::int64_t at_first = ceil_div(gap * beats, std::max<std::int64_t>(1, p.last - p.first));
+  const std::int64_t at_last = ceil_div(std::max<std::int64_t>(0, main.last - p.last) * beats,
+                                        std::max<std::int64_t>(1, main.last - main.first));
+  const auto ahead = static_cast<std::int64_t>(std::ceil((main.lead - p.lead) * static_cast<double>(beats)));
+  const std::int64_t pixel = ceil_div(beats, std::max<std::int64_t>(1, pixels));
+  return std::min(beats, std::max({at_first, at_last, ahead + 2 * pixel})) + fifo_depth;
 }
 
 }  // namespace mixtd::arch

@@ -99,4 +99,7 @@ struct Graph {
 // design.fifo_depths). The design must be valid (validate()).
 Graph build_graph(const Design& d);
 
+// Every module's output arrival (Timing.h `arrival`), in topological order.
+std::vector<Arrival> arrivals(const Graph& g);
+
 }  // namespace mixtd::arch

@@ -20,8 +20,42 @@ namespace mixtd::arch {
 struct Cycles {
   std::int64_t in = 0, compute = 0, out = 0;
   std::int64_t fill = 0;
+  // Of `fill`, the cycles spent taking in the words of the first window at
+  // the module's own input rate (0 for blocks without a window).
+  std::int64_t window = 0;
+  // Cycles from the last input word to the last output word.
+  std::int64_t tail = 0;
   std::int64_t interval() const { return std::max({in, compute, out}); }
+  bool operator==(const Cycles&) const = default;
 };
+
+// When a module's output of the first frame starts and ends, given its
+// inputs' (arrival curves in max-plus time, docs/accelerator.md "Latency"):
+//   first = latest input first + fill, with the window taken at the slower
+//           of the module's own input rate and the pace its input arrives
+//           at (the input frame spread over last − first cycles)
+//   last  = max(latest input last + tail, input first + in + tail,
+//               first + max(compute, out))
+// The SystemC model shows why: a window of W·C words behind a slow producer
+// fills at the producer's pace, not at the line buffer's.
+// `lead`: the share of a frame that must have entered the network's path
+// up to here before the first output (the windows' look-ahead, summed):
+// what a skip FIFO must hold however fast the pipeline runs.
+struct Arrival {
+  std::int64_t first = 0, last = 0;
+  double lead = 0;
+};
+Arrival arrival(const Cycles& own, const Arrival* inputs, std::size_t count);
+
+// The depth of an Add's input FIFO fed by `producer` while its other (main)
+// input arrives as `main`: 0 if it is not a skip (it arrives last), else
+// what the producer has emitted and the Add not yet consumed — at the
+// moment the main input's first word arrives, or when the producer's last
+// word leaves (frames spread evenly over their arrival), and at least the
+// main path's look-ahead plus two pixels — plus the default FIFO depth.
+// `words` per frame, `width` words per beat, `pixels` per frame.
+std::int64_t skip_fifo_depth(const Arrival& producer, const Arrival& main, std::int64_t words, std::int64_t width,
+                             std::int64_t pixels, std::int64_t fifo_depth);
 
 // Register stages of a MAC unit behind its multipliers (multiply, adder tree
 // of `fine` products, accumulate) and of the requantiser.
@@ -29,6 +63,12 @@ inline constexpr std::int64_t kMacPipeline = 3;
 inline constexpr std::int64_t kRequantPipeline = 2;
 // Cycles a simple streaming block (split, fork, merge, add, regroup) holds a beat.
 inline constexpr std::int64_t kStreamLatency = 1;
+
+// A group add or elementwise add: a requantiser behind the adder.
+inline void add_requantiser(Cycles& c) {
+  c.fill += kRequantPipeline;
+  c.tail += kRequantPipeline;
+}
 
 // Multipliers of a stage: p_in·p_out·fine (dense: each window broadcast to
 // p_out inner-product units of p_in·fine multipliers), p_in·fine (depthwise:
