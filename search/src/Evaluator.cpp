@@ -325,7 +325,7 @@ void Evaluator::size_skip_fifos(int from_module) {
       const Str& st = strs_[at(s)];
       const auto& out = graph_.modules[at(st.from)].out_shape;
       std::int64_t depth = arch::skip_fifo_depth(fill_[at(st.from)], main, st.words, st.width,
-                                                 std::max<std::int64_t>(1, out.h * out.w), fifo_depth_);
+                                                 std::max<std::int64_t>(1, out.h * out.w), fifo_depth_, out.w);
       if (depth == 0) depth = fifo_depth_;
       if (st.override_depth > 0) depth = st.override_depth;
       set_stream(s, st.width, depth);

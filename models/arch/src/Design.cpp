@@ -82,8 +82,8 @@ void validate(const Design& d) {
   require(d.clock_mhz > 0, "design '" + d.name + "': clock_mhz must be positive, got " + std::to_string(d.clock_mhz));
   require(d.budget > 0 && d.budget <= 1.0,
           "design '" + d.name + "': budget must be in (0, 1], got " + std::to_string(d.budget));
-  require(d.fifo_depth >= 1, "design '" + d.name + "': fifo_depth must be at least 1 beat, got " +
-                                 std::to_string(d.fifo_depth));
+  require(d.fifo_depth >= 1,
+          "design '" + d.name + "': fifo_depth must be at least 1 beat, got " + std::to_string(d.fifo_depth));
   for (const auto& [stream, depth] : d.fifo_depths)
     require(depth >= 1, "design '" + d.name + "': FIFO '" + stream + "' has depth " + std::to_string(depth) +
                             "; depths are at least 1 beat");
@@ -91,7 +91,8 @@ void validate(const Design& d) {
     const net::Layer* l = d.network.find(name);
     require(l != nullptr, "design '" + d.name + "': layer '" + name + "' is not in network '" + d.network.name + "'");
     require(is_mapped_kind(*l), "design '" + d.name + "': layer '" + name + "' is a " +
-                                    std::string(net::to_string(l->kind)) + "; only conv2d and linear layers are mapped");
+                                    std::string(net::to_string(l->kind)) +
+                                    "; only conv2d and linear layers are mapped");
   }
   for (const auto& l : d.network.layers) {
     if (!is_mapped_kind(l)) continue;
@@ -99,18 +100,18 @@ void validate(const Design& d) {
     require(l.kind == net::LayerKind::Conv2d || !m.tau.decomposed(),
             "layer '" + l.name + "': linear layers are not decomposed (tau must be none)");
     const auto g = d.geometry(l);  // checks τ
-    require(m.stages.size() == g.stages.size(),
-            "layer '" + l.name + "': " + std::string(td::to_string(m.tau.type)) + " has " +
-                std::to_string(g.stages.size()) + " stage(s) but the design gives " + std::to_string(m.stages.size()) +
-                " ψ");
+    require(m.stages.size() == g.stages.size(), "layer '" + l.name + "': " + std::string(td::to_string(m.tau.type)) +
+                                                    " has " + std::to_string(g.stages.size()) +
+                                                    " stage(s) but the design gives " +
+                                                    std::to_string(m.stages.size()) + " ψ");
     for (std::size_t k = 0; k < g.stages.size(); ++k) {
       const auto& s = g.stages[k];
       const Psi& p = m.stages[k];
       const std::string where = "layer '" + l.name + "' stage " + std::to_string(k) + " (" + s.role + ")";
       const std::int64_t in_unit = s.depthwise ? s.in_ch : s.in_per_group();
-      require(p.p_in >= 1 && in_unit % p.p_in == 0,
-              where + ": p_in = " + std::to_string(p.p_in) + " does not divide its " + std::to_string(in_unit) +
-                  " input channels; legal p_in: " + list(divisors(in_unit)));
+      require(p.p_in >= 1 && in_unit % p.p_in == 0, where + ": p_in = " + std::to_string(p.p_in) +
+                                                        " does not divide its " + std::to_string(in_unit) +
+                                                        " input channels; legal p_in: " + list(divisors(in_unit)));
       if (s.depthwise) {
         require(p.p_out == p.p_in, where + ": a depthwise stage has p_out = p_in (" + std::to_string(p.p_in) +
                                        "), got p_out = " + std::to_string(p.p_out));

@@ -79,7 +79,9 @@ td::Tau parse_tau(const Ctx& c, const YAML::Node& n, const std::string& who) {
   if (!n["type"]) throw Error(c.at(n) + who + "tau needs 'type' (" + std::string(td::kTdTypeNames) + ")");
   const std::string type = as_string(c, n["type"], who + "tau.type");
   const auto tt = td::parse_td_type(type);
-  if (!tt) throw Error(c.at(n["type"]) + who + "unknown tau.type '" + type + "' (legal: " + std::string(td::kTdTypeNames) + ")");
+  if (!tt)
+    throw Error(c.at(n["type"]) + who + "unknown tau.type '" + type + "' (legal: " + std::string(td::kTdTypeNames) +
+                ")");
   t.type = *tt;
   if (n["g1"]) t.g1 = as_int(c, n["g1"], who + "tau.g1");
   if (n["g2"]) t.g2 = as_int(c, n["g2"], who + "tau.g2");
@@ -90,7 +92,8 @@ td::Tau parse_tau(const Ctx& c, const YAML::Node& n, const std::string& who) {
 Psi parse_psi(const Ctx& c, const YAML::Node& n, const std::string& who) {
   Psi p;
   if (n.IsSequence()) {
-    if (n.size() != 3) throw Error(c.at(n) + who + "a stage is [p_in, p_out, fine], got a list of " + std::to_string(n.size()));
+    if (n.size() != 3)
+      throw Error(c.at(n) + who + "a stage is [p_in, p_out, fine], got a list of " + std::to_string(n.size()));
     p.p_in = as_int(c, n[0], who + "p_in");
     p.p_out = as_int(c, n[1], who + "p_out");
     p.fine = as_int(c, n[2], who + "fine");
@@ -141,8 +144,8 @@ Design parse_design(const std::string& text, const std::string& source, const fs
     throw Error(source + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax error: " + e.msg);
   }
   if (!root.IsMap()) throw Error(source + ":1: a design is a mapping (network, device, layers, ...)");
-  static const std::set<std::string> keys = {"design", "network", "device", "clock_mhz", "budget",
-                                             "bits", "fifo_depth", "fifo_depths", "layers"};
+  static const std::set<std::string> keys = {"design", "network",    "device",      "clock_mhz", "budget",
+                                             "bits",   "fifo_depth", "fifo_depths", "layers"};
   for (const auto& kv : root) {
     const std::string k = kv.first.as<std::string>();
     if (!keys.count(k))
@@ -188,9 +191,9 @@ Design parse_design(const std::string& text, const std::string& source, const fs
       const std::string who = "layer '" + name + "': ";
       if (!d.layers.count(name)) {
         const net::Layer* l = d.network.find(name);
-        throw Error(c.at(kv.first) + who + (l ? "is a " + std::string(net::to_string(l->kind)) +
-                                                    "; only conv2d and linear layers are mapped"
-                                              : "no such layer in network '" + d.network.name + "'"));
+        throw Error(c.at(kv.first) + who +
+                    (l ? "is a " + std::string(net::to_string(l->kind)) + "; only conv2d and linear layers are mapped"
+                       : "no such layer in network '" + d.network.name + "'"));
       }
       const YAML::Node& v = kv.second;
       if (!v.IsMap()) throw Error(c.at(v) + who + "must be {tau, stages}");
@@ -236,9 +239,7 @@ Design parse_design(const std::string& text, const std::string& source, const fs
   return d;
 }
 
-Design load_design(const fs::path& path) {
-  return parse_design(read_file(path), path.string(), path.parent_path());
-}
+Design load_design(const fs::path& path) { return parse_design(read_file(path), path.string(), path.parent_path()); }
 
 std::string to_yaml(const Design& d) {
   YAML::Emitter e;

@@ -18,8 +18,8 @@ double Resources::max_utilisation(const Resources& b) const {
     if (used <= 0) return 0.0;
     return avail > 0 ? used / avail : std::numeric_limits<double>::infinity();
   };
-  return std::max({ratio(dsp, b.dsp), ratio(bram18, b.bram18), ratio(uram, b.uram), ratio(lut, b.lut),
-                   ratio(ff, b.ff)});
+  return std::max(
+      {ratio(dsp, b.dsp), ratio(bram18, b.bram18), ratio(uram, b.uram), ratio(lut, b.lut), ratio(ff, b.ff)});
 }
 
 std::string Resources::binding(const Resources& b) const {

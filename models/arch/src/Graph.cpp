@@ -382,7 +382,8 @@ class Builder {
       for (int s : m.inputs) {
         Stream& st = g_.streams[static_cast<std::size_t>(s)];
         const Arrival& p = arr[static_cast<std::size_t>(st.from)];
-        const std::int64_t depth = skip_fifo_depth(p, main, st.words, st.width, producer_pixels(st), d_.fifo_depth);
+        const std::int64_t depth = skip_fifo_depth(p, main, st.words, st.width, producer_pixels(st), d_.fifo_depth,
+                                                   g_.modules[static_cast<std::size_t>(st.from)].out_shape.w);
         if (depth == 0) continue;
         st.skip = true;
         st.depth = depth;

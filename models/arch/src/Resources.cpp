@@ -11,8 +11,8 @@ namespace mixtd::arch {
 
 namespace {
 
-constexpr std::array<std::pair<std::int64_t, std::int64_t>, 6> kBram18{{
-    {16384, 1}, {8192, 2}, {4096, 4}, {2048, 9}, {1024, 18}, {512, 36}}};
+constexpr std::array<std::pair<std::int64_t, std::int64_t>, 6> kBram18{
+    {{16384, 1}, {8192, 2}, {4096, 4}, {2048, 9}, {1024, 18}, {512, 36}}};
 
 Resources lutram(std::int64_t bits) {
   Resources r;

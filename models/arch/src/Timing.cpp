@@ -93,7 +93,7 @@ Arrival arrival(const Cycles& own, const Arrival* inputs, std::size_t count) {
   return a;
 }
 std::int64_t skip_fifo_depth(const Arrival& p, const Arrival& main, std::int64_t words, std::int64_t width,
-                             std::int64_t pixels, std::int64_t fifo_depth) {
+                             std::int64_t pixels, std::int64_t fifo_depth, std::int64_t row) {
   const std::int64_t gap = main.first - p.first;
   if (gap <= 0) return 0;
   const std::int64_t beats = ceil_div(words, width);
@@ -102,7 +102,7 @@ std::int64_t skip_fifo_depth(const Arrival& p, const Arrival& main, std::int64_t
                                         std::max<std::int64_t>(1, main.last - main.first));
   const auto ahead = static_cast<std::int64_t>(std::ceil((main.lead - p.lead) * static_cast<double>(beats)));
   const std::int64_t pixel = ceil_div(beats, std::max<std::int64_t>(1, pixels));
-  return std::min(beats, std::max({at_first, at_last, ahead + 2 * pixel})) + fifo_depth;
+  return std::min(beats, std::max({at_first, at_last, ahead + (row + 2) * pixel})) + fifo_depth;
 }
 
 }  // namespace mixtd::arch

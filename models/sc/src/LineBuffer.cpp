@@ -26,13 +26,24 @@ LineBuffer::LineBuffer(sc_core::sc_module_name name, const WindowShape& s, std::
       first[static_cast<std::size_t>(i * wo + j)] = r0 * s.w + c0;
       last_needed_[static_cast<std::size_t>(i * wo + j)] = r1 * s.w + c1;
     }
-  // first[] is in raster order of windows and non-decreasing, so the windows
-  // whose first pixel is ≤ x are a prefix.
+  // A pixel's slot may be reused once the last window reading it has been
+  // released: for (r, q) that is window (⌊(r+ph)/sh⌋, ⌊(q+pw)/sw⌋), clamped
+  // to the output. A pixel no window reads (stride beyond the kernel, rows
+  // cut off at the bottom) waits for the windows whose first pixel precedes it.
   windows_by_pixel_.resize(static_cast<std::size_t>(s.pixels()));
-  std::int64_t k = 0;
+  std::vector<std::int64_t> before(static_cast<std::size_t>(s.pixels()) + 1, 0);
+  for (std::int64_t k = 0; k < nw; ++k) {
+    auto& b = before[static_cast<std::size_t>(first[static_cast<std::size_t>(k)])];
+    b = std::max(b, k + 1);
+  }
+  std::int64_t running = 0;
   for (std::int64_t x = 0; x < s.pixels(); ++x) {
-    while (k < nw && first[static_cast<std::size_t>(k)] <= x) ++k;
-    windows_by_pixel_[static_cast<std::size_t>(x)] = k;
+    running = std::max(running, before[static_cast<std::size_t>(x)]);
+    const std::int64_t r = x / s.w, q = x % s.w;
+    const std::int64_t i = std::min(ho - 1, (r + s.ph) / s.sh), j = std::min(wo - 1, (q + s.pw) / s.sw);
+    const bool used = r >= i * s.sh - s.ph && r <= i * s.sh - s.ph + s.kh - 1 && q >= j * s.sw - s.pw &&
+                      q <= j * s.sw - s.pw + s.kw - 1;
+    windows_by_pixel_[static_cast<std::size_t>(x)] = used ? i * wo + j + 1 : running;
   }
   for (std::int64_t j = 0; j < nw; ++j)
     require(last_needed_[static_cast<std::size_t>(j)] - first[static_cast<std::size_t>(j)] < cap_,

@@ -68,6 +68,11 @@ struct SimResult {
 };
 
 SimResult simulate(const arch::Design& d, const SimOptions& options = {});
+// Each design in its own child process, `jobs` at once (0 = cores). A
+// design whose child fails, crashes or times out comes back with
+// completed = false and the reason in `error`; the others are unaffected.
+std::vector<SimResult> simulate_many(const std::vector<arch::Design>& designs, const SimOptions& options = {},
+                                     int jobs = 0, double timeout_s = 0);
 SimResult simulate_isolated(const arch::Design& d, const SimOptions& options = {}, double timeout_s = 0);
 
 nlohmann::json to_json(const SimResult& r);

@@ -52,10 +52,12 @@ Arrival arrival(const Cycles& own, const Arrival* inputs, std::size_t count);
 // what the producer has emitted and the Add not yet consumed — at the
 // moment the main input's first word arrives, or when the producer's last
 // word leaves (frames spread evenly over their arrival), and at least the
-// main path's look-ahead plus two pixels — plus the default FIFO depth.
-// `words` per frame, `width` words per beat, `pixels` per frame.
+// main path's look-ahead plus a row and two pixels (a strided conv on the
+// main path and a strided 1x1 on the skip path advance row by row) — plus
+// the default FIFO depth. `words` per frame, `width` words per beat,
+// `pixels` per frame, `row` pixels per row.
 std::int64_t skip_fifo_depth(const Arrival& producer, const Arrival& main, std::int64_t words, std::int64_t width,
-                             std::int64_t pixels, std::int64_t fifo_depth);
+                             std::int64_t pixels, std::int64_t fifo_depth, std::int64_t row = 0);
 
 // Register stages of a MAC unit behind its multipliers (multiply, adder tree
 // of `fine` products, accumulate) and of the requantiser.

@@ -1,0 +1,109 @@
+// The SystemC pipeline (models/sc, sim/): bit-exact against the golden
+// executor, deadlocks reported with the FIFO that caused them, bad designs
+// refused, and the analytical model's agreement on random designs. Each
+// design runs in its own child process (simulate_many), so one test binary
+// can simulate many.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "SearchTestUtil.h"
+#include "mixtd/search/Solver.h"
+#include "mixtd/sim/Simulate.h"
+#include "mixtd/support/Error.h"
+
+namespace {
+
+using namespace mixtd;
+using namespace mixtd::search::testing;
+
+arch::Design solved(arch::Design d, search::Objective o = search::Objective::Latency) {
+  search::SolverOptions opt;
+  opt.objective = o;
+  return search::solve(d, opt).design;
+}
+
+arch::Design named(arch::Design d, const std::string& name) {
+  d.name = name;
+  return d;
+}
+
+// Every kind of block: plain convs, residual add with skip FIFO, pooling,
+// global pool, FC (tiny); depthwise (tiny-dw); SVD/CPD engines, grouped
+// layers with split/fork/group add/merge and round-robin regroups (random
+// τ with up to 8 chunks); random ψ as well as solved ψ.
+std::vector<arch::Design> functional_designs() {
+  std::vector<arch::Design> v;
+  v.push_back(named(solved(zoo_design("tiny:width=2", "zc706")), "tiny solved"));
+  v.push_back(named(solved(zoo_design("tiny-dw", "zcu102")), "tiny-dw solved"));
+  v.push_back(named(solved(uniform_tau(zoo_design("tiny:width=2", "zc706"), td::TdType::Cpd)), "tiny cpd"));
+  v.push_back(named(solved(uniform_tau(zoo_design("tiny:width=2", "zc706"), td::TdType::SvdFilter, 2, 2)),
+                    "tiny svd g1=2 g2=2"));
+  for (std::uint64_t seed : {3, 7, 11}) {
+    arch::Design d = random_tau(zoo_design("tiny:width=2", "zc706"), seed);
+    Rng rng(seed);
+    random_psi(d, rng);
+    v.push_back(named(d, "tiny random tau+psi " + std::to_string(seed)));
+  }
+  v.push_back(
+      named(solved(random_tau(zoo_design("resnet18-fmnist:width=0.25", "u250"), 5)), "resnet18-fmnist random tau"));
+  return v;
+}
+
+TEST(Simulate, OutputsEqualTheGoldenExecutorBitForBitWithHostStalls) {
+  sim::SimOptions o;
+  o.functional = true;
+  o.frames = 2;
+  o.stall_probability = 0.2;
+  const auto designs = functional_designs();
+  const auto results = sim::simulate_many(designs, o, 0, 120);
+  ASSERT_EQ(results.size(), designs.size());
+  for (std::size_t i = 0; i < designs.size(); ++i) {
+    const auto& r = results[i];
+    EXPECT_TRUE(r.completed) << designs[i].name << ": " << r.error;
+    EXPECT_TRUE(r.outputs_match) << designs[i].name << ": " << r.mismatch;
+  }
+}
+
+TEST(Simulate, TooShallowSkipFifoIsReportedAsADeadlockNamingIt) {
+  arch::Design d = solved(zoo_design("tiny:width=2", "zc706"));
+  d.fifo_depths["conv1/stage0->add1"] = 1;
+  sim::SimOptions o;
+  o.frames = 1;
+  const auto r = sim::simulate_isolated(d, o, 60);
+  EXPECT_FALSE(r.completed);
+  EXPECT_NE(r.error.find("deadlock"), std::string::npos) << r.error;
+  bool named_skip = false;
+  for (const auto& b : r.blocked)
+    named_skip = named_skip || b.find("skip FIFO 'conv1/stage0->add1'") != std::string::npos;
+  EXPECT_TRUE(named_skip);
+}
+
+TEST(Simulate, CycleLimitStopsTheRunWithAClearMessage) {
+  arch::Design d = solved(zoo_design("tiny:width=2", "zc706"));
+  sim::SimOptions o;
+  o.cycle_limit = 100;
+  const auto r = sim::simulate_isolated(d, o, 60);
+  EXPECT_FALSE(r.completed);
+  EXPECT_NE(r.error.find("cycle limit of 100"), std::string::npos) << r.error;
+}
+
+TEST(Simulate, FifoDepthZeroIsRefused) {
+  arch::Design d = solved(zoo_design("tiny:width=2", "zc706"));
+  d.fifo_depth = 0;
+  const auto r = sim::simulate_isolated(d, {}, 60);
+  EXPECT_FALSE(r.completed);
+  EXPECT_NE(r.error.find("depth"), std::string::npos) << r.error;
+}
+
+TEST(Simulate, ASecondSimulationInOneProcessIsRefused) {
+  arch::Design d = solved(zoo_design("tiny:width=2", "zc706"));
+  sim::SimOptions o;
+  o.frames = 1;
+  EXPECT_TRUE(sim::simulate(d, o).completed);
+  EXPECT_THROW(sim::simulate(d, o), Error);
+}
+
+}  // namespace
