@@ -2,6 +2,10 @@
 // engines, a grouped layer with regrouping, a residual block.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
 #include "mixtd/arch/Analytical.h"
 #include "mixtd/net/Zoo.h"
 #include "mixtd/support/Error.h"
@@ -117,13 +121,24 @@ TEST(Graph, ResidualSkipFifoAbsorbsTheMainPathFill) {
   EXPECT_FALSE(main.skip);
   EXPECT_TRUE(skip.skip);
   EXPECT_EQ(skip.from, r.graph.find("conv1/stage0"));
-  // The residual waits for conv2 -> conv3: its FIFO is deeper than the default
-  // by the beats conv1 emits during that fill.
-  const auto gap = r.fill[static_cast<std::size_t>(main.from)] - r.fill[static_cast<std::size_t>(skip.from)];
-  const Module& conv1 = module(r, "conv1/stage0");
+  // The residual waits for conv2 -> conv3 (Timing.h skip_fifo_depth): its
+  // FIFO holds what conv1 has emitted when the main path's first word
+  // arrives (conv1's frame spread evenly over its first..last), or what is
+  // left unconsumed when conv1's last word leaves, and at least the main
+  // path's look-ahead plus two pixels; plus the default depth.
+  const std::vector<Arrival> arr = arrivals(r.graph);
+  const Arrival& p = arr[static_cast<std::size_t>(skip.from)];
+  const Arrival& m = arr[static_cast<std::size_t>(main.from)];
+  ASSERT_GT(m.first, p.first);
+  auto up = [](std::int64_t a, std::int64_t b) { return (a + b - 1) / b; };
   const std::int64_t beats = skip.words / skip.width;
-  const std::int64_t need = (gap * beats + conv1.cycles.interval() - 1) / conv1.cycles.interval();
-  EXPECT_EQ(skip.depth, std::min(beats, need) + 4);
+  const Module& conv1 = module(r, "conv1/stage0");
+  const std::int64_t pixels = conv1.out_shape.h * conv1.out_shape.w;
+  const std::int64_t at_first = up((m.first - p.first) * beats, p.last - p.first);
+  const std::int64_t at_last = m.last > p.last ? up((m.last - p.last) * beats, m.last - m.first) : 0;
+  const auto ahead = static_cast<std::int64_t>(std::ceil((m.lead - p.lead) * static_cast<double>(beats)));
+  const std::int64_t floor = ahead + 2 * up(beats, pixels);
+  EXPECT_EQ(skip.depth, std::min(beats, std::max({at_first, at_last, floor})) + 4);
   EXPECT_GT(skip.depth, main.depth);
 }
 
