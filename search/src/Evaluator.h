@@ -66,8 +66,8 @@ class Evaluator {
 
   std::int64_t interval() const { return interval_; }
   // As arch::Report: latency(1) is the last output word (Timing.h arrival).
-  std::int64_t latency_cycles() const { return fill_.empty() ? interval_ : fill_.back().last; }
-  std::int64_t fill() const { return latency_cycles() - interval_; }
+  std::int64_t fill() const { return fill_.empty() ? 0 : fill_.back().fill; }
+  std::int64_t latency_cycles() const { return fill() + interval_; }
   int bottleneck() const { return bottleneck_; }  // first module with the largest interval
   const arch::Resources& total() const { return total_; }
   const arch::Resources& budget() const { return budget_; }
@@ -79,7 +79,7 @@ class Evaluator {
   // Graph queries.
   int module_count() const { return static_cast<int>(mods_.size()); }
   std::int64_t module_interval(int m) const { return hot_[static_cast<std::size_t>(m)].interval; }
-  std::int64_t module_fill(int m) const { return fill_[static_cast<std::size_t>(m)].first; }  // its first output
+  std::int64_t module_fill(int m) const { return fill_[static_cast<std::size_t>(m)].fill; }  // longest fill at its output
   std::int64_t module_instances(int m) const { return mods_[static_cast<std::size_t>(m)].count; }
   const arch::Resources& module_resources(int m) const {
     return mods_[static_cast<std::size_t>(m)].res;

@@ -125,7 +125,7 @@ TEST(Graph, ResidualSkipFifoAbsorbsTheMainPathFill) {
   // FIFO holds what conv1 has emitted when the main path's first word
   // arrives (conv1's frame spread evenly over its first..last), or what is
   // left unconsumed when conv1's last word leaves, and at least the main
-  // path's look-ahead plus two pixels; plus the default depth.
+  // path's look-ahead plus a row and two pixels; plus the default depth.
   const std::vector<Arrival> arr = arrivals(r.graph);
   const Arrival& p = arr[static_cast<std::size_t>(skip.from)];
   const Arrival& m = arr[static_cast<std::size_t>(main.from)];
@@ -137,7 +137,7 @@ TEST(Graph, ResidualSkipFifoAbsorbsTheMainPathFill) {
   const std::int64_t at_first = up((m.first - p.first) * beats, p.last - p.first);
   const std::int64_t at_last = m.last > p.last ? up((m.last - p.last) * beats, m.last - m.first) : 0;
   const auto ahead = static_cast<std::int64_t>(std::ceil((m.lead - p.lead) * static_cast<double>(beats)));
-  const std::int64_t floor = ahead + 2 * up(beats, pixels);
+  const std::int64_t floor = ahead + (conv1.out_shape.w + 2) * up(beats, pixels);
   EXPECT_EQ(skip.depth, std::min(beats, std::max({at_first, at_last, floor})) + 4);
   EXPECT_GT(skip.depth, main.depth);
 }

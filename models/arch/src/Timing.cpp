@@ -81,6 +81,7 @@ Arrival arrival(const Cycles& own, const Arrival* inputs, std::size_t count) {
     in.first = std::max(in.first, inputs[k].first);
     in.last = std::max(in.last, inputs[k].last);
     in.lead = std::max(in.lead, inputs[k].lead);
+    in.fill = std::max(in.fill, inputs[k].fill);
   }
   // The input frame arrives over `span` cycles; a window takes its share.
   const std::int64_t span = in.last - in.first;
@@ -89,6 +90,7 @@ Arrival arrival(const Cycles& own, const Arrival* inputs, std::size_t count) {
   Arrival a;
   a.lead = in.lead + (own.in > 0 ? static_cast<double>(own.window) / static_cast<double>(own.in) : 0.0);
   a.first = in.first + own.fill - own.window + window;
+  a.fill = in.fill + own.fill;
   a.last = std::max({in.last + own.tail, in.first + own.in + own.tail, a.first + std::max(own.compute, own.out)});
   return a;
 }

@@ -1,7 +1,7 @@
 // The analytical performance and resource model (SPEC "Performance
 // semantics"): interval = the largest module interval; latency(B) = fill +
-// B·interval, where latency(1) is the last output word of a frame by the
-// arrival curves of Timing.h (fill = latency(1) − interval); FPS(batch 1) =
+// B·interval, fill the longest first-in-to-first-out path (skip FIFOs are
+// sized by the arrival curves of Timing.h, docs/simulation.md); FPS(batch 1) =
 // f_clk / latency(1); peak FPS = f_clk / interval.
 #pragma once
 
@@ -28,9 +28,9 @@ struct LayerReport {
 
 struct Report {
   Graph graph;
-  std::vector<std::int64_t> fill;  // per module: cycle of its first output word (Timing.h arrival)
+  std::vector<std::int64_t> fill;  // per module: longest fill at its output
   std::int64_t interval = 0;
-  std::int64_t fill_cycles = 0;  // latency(1) − interval
+  std::int64_t fill_cycles = 0;
   int bottleneck = -1;  // module index
   double clock_mhz = 200;
   Resources total;

@@ -41,9 +41,14 @@ struct Cycles {
 // `lead`: the share of a frame that must have entered the network's path
 // up to here before the first output (the windows' look-ahead, summed):
 // what a skip FIFO must hold however fast the pipeline runs.
+// `fill`: the longest path of module fills (each at its own input rate),
+// which is what latency(1) − interval still uses (see docs/simulation.md:
+// the arrival-based latency is kept for skip FIFOs until the solver's
+// latency heuristics follow it).
 struct Arrival {
   std::int64_t first = 0, last = 0;
   double lead = 0;
+  std::int64_t fill = 0;
 };
 Arrival arrival(const Cycles& own, const Arrival* inputs, std::size_t count);
 
