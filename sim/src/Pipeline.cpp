@@ -98,7 +98,7 @@ void Pipeline::build_blocks(const numerics::QNetwork* q, std::int64_t frames, co
         case arch::ModuleKind::HostOut: {
           const std::int64_t bus = m.in_shape.numel() / std::max<std::int64_t>(1, m.cycles.in);
           b.host_out = host_out =
-              new sc::HostOut(name.c_str(), m.in_shape.numel(), m.width_in, bus, frames, result_base, stalls, ctx_);
+              new sc::HostOut(name.c_str(), m.in_shape.numel(), bus, frames, result_base, stalls, ctx_);
           host_out->socket.bind(memory->socket);
           b.stats = &host_out->stats;
           owned_.emplace_back(host_out);

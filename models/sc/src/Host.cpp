@@ -135,12 +135,11 @@ void HostIn::run() {
     }
 }
 
-HostOut::HostOut(sc_core::sc_module_name name, std::int64_t frame_words, std::int64_t width, std::int64_t bus_words,
-                 std::int64_t frames, std::int64_t result_base, const HostStalls& stalls, SimContext& ctx)
+HostOut::HostOut(sc_core::sc_module_name name, std::int64_t frame_words, std::int64_t bus_words, std::int64_t frames,
+                 std::int64_t result_base, const HostStalls& stalls, SimContext& ctx)
     : sc_module(name),
       socket("socket"),
       frame_words_(frame_words),
-      width_(width),
       bus_words_(bus_words),
       frames_(frames),
       result_base_(result_base),
@@ -178,7 +177,6 @@ void HostOut::run() {
     require(trans.is_response_ok(), std::string(name()) + ": DMA write of result " + std::to_string(f) + " failed");
     ++frames_done;
   }
-  (void)width_;
 }
 
 }  // namespace mixtd::sc

@@ -65,7 +65,6 @@ std::int64_t MacArray::pipeline() const { return arch::kMacPipeline + arch::kReq
 void MacArray::compute(std::int64_t w, std::int64_t i, std::int64_t j, std::int64_t b, std::int8_t* out) {
   const WindowShape& s = lb_.shape();
   const std::int64_t cin = p_.in_ch / p_.groups, cout = p_.out_ch / p_.groups;
-  acc_.clear(p_.p_out);
   for (std::int64_t l = 0; l < p_.p_out; ++l) {
     const std::int64_t o = b * p_.p_out + l, g = o / cout;
     std::int64_t acc = 0;
@@ -75,7 +74,6 @@ void MacArray::compute(std::int64_t w, std::int64_t i, std::int64_t j, std::int6
           const std::int8_t x = lb_.at(w, i * s.sh + u - s.ph, j * s.sw + v - s.pw, g * cin + c);
           if (x) acc += std::int64_t{p_.weight[static_cast<std::size_t>(((o * cin + c) * s.kh + u) * s.kw + v)]} * x;
         }
-    acc_.lanes[static_cast<std::size_t>(l)] = acc;
     out[l] = p_.requant(acc, o);
   }
 }

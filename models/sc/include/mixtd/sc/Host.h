@@ -88,8 +88,8 @@ class HostIn : public sc_core::sc_module {
 class HostOut : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(HostOut);
-  HostOut(sc_core::sc_module_name name, std::int64_t frame_words, std::int64_t width, std::int64_t bus_words,
-          std::int64_t frames, std::int64_t result_base, const HostStalls& stalls, SimContext& ctx);
+  HostOut(sc_core::sc_module_name name, std::int64_t frame_words, std::int64_t bus_words, std::int64_t frames,
+          std::int64_t result_base, const HostStalls& stalls, SimContext& ctx);
   tlm_utils::simple_initiator_socket<HostOut> socket;
   void bind_input(BeatFifo* fifo) { in_ = InPort(fifo, bus_words_, &stats); }
   std::vector<Cycle> first, last;  // per frame
@@ -99,7 +99,7 @@ class HostOut : public sc_core::sc_module {
 
  private:
   void run();
-  std::int64_t frame_words_, width_, bus_words_, frames_, result_base_;
+  std::int64_t frame_words_, bus_words_, frames_, result_base_;
   HostStalls stalls_;
   SimContext& ctx_;
   InPort in_;

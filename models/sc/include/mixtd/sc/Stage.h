@@ -11,7 +11,7 @@
 // output blocks (p_out channels, or p_in for depthwise / p for pooling).
 // A block takes arch::stage_cycles' per-block cycles ((C/p_in)·(kh·kw/fine)
 // dense, kh·kw/fine depthwise, 1 pooling) and leaves kMacPipeline +
-// kRequantPipeline cycles later as one output beat. The Accumulator and the
+// kRequantPipeline cycles later as one output beat. The accumulator and the
 // Requantiser are that pipeline: they hold two results, so compute runs at
 // most two beats ahead of a stalled output.
 #pragma once
@@ -27,12 +27,6 @@
 #include "mixtd/sc/LineBuffer.h"
 
 namespace mixtd::sc {
-
-// int32 accumulation of one output block, lane per output channel.
-struct Accumulator {
-  std::vector<std::int64_t> lanes;
-  void clear(std::int64_t n) { lanes.assign(static_cast<std::size_t>(n), 0); }
-};
 
 // Per output channel: bias, shift, fused ReLU (numerics::requantize).
 struct Requantiser {
@@ -91,7 +85,6 @@ class MacArray : public WindowCompute {
   std::int64_t out_width() const override { return p_.p_out; }
   void compute(std::int64_t w, std::int64_t i, std::int64_t j, std::int64_t b, std::int8_t* out) override;
   StageParams& p_;
-  Accumulator acc_;
 };
 
 class OuterProductArray : public MacArray {
