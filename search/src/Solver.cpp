@@ -15,6 +15,7 @@
 #include "Annealer.h"
 #include "Balancer.h"
 #include "Evaluator.h"
+#include "mixtd/arch/Analytical.h"
 #include "mixtd/arch/Resources.h"
 #include "mixtd/support/Error.h"
 
@@ -178,16 +179,35 @@ void make_weight_memories_explicit(const Evaluator& ev, arch::Design& d) {
 template <typename Search>
 SolveResult run(const arch::Design& design, const SolverOptions& options, Search search) {
   const auto t0 = Clock::now();
-  arch::Design d = prepare(design, options);
-  Evaluator ev(d);
-  place_weights_to_fit(ev);
-  require_minimum_fits(ev, d);
-  search(ev);
-  ev.apply(d);
-  make_weight_memories_explicit(ev, d);
+  const arch::Design start = prepare(design, options);
+  arch::Design d = start;
   SolveResult r;
-  r.evaluations = ev.evaluations();
+  // FIFO sizing follows the search (FINN's order): the FIFOs behind
+  // fan-outs are sized for the chosen ψ (arch::size_fifos). If they push
+  // the design over its budget, search again with their depths in the
+  // design, where the evaluator prices them; depths only grow, so this ends.
+  for (int pass = 0;; ++pass) {
+    Evaluator ev(d);
+    place_weights_to_fit(ev);
+    require_minimum_fits(ev, d);
+    search(ev);
+    ev.apply(d);
+    make_weight_memories_explicit(ev, d);
+    r.evaluations += ev.evaluations();
+    if (pass == 3 || arch::size_fifos(d) == 0) break;
+    r.report = arch::analyse(d);
+    if (r.report.fits()) break;
+    const auto depths = d.fifo_depths;
+    d = start;
+    d.fifo_depths = depths;
+  }
   r.report = arch::analyse(d);
+  {
+    const Evaluator final_ev(d);
+    r.objective_fps =
+        d.clock_mhz * 1e6 /
+        static_cast<double>(options.objective == Objective::Latency ? final_ev.latency_cycles() : final_ev.interval());
+  }
   // Every state the searches keep fits; this guards the promise.
   require(r.report.fits(), "internal: the search left design '" + d.name + "' over its budget (" +
                                r.report.total.binding(r.report.budget) + ")");
@@ -203,9 +223,8 @@ SolveResult solve(const arch::Design& design, const SolverOptions& options) {
 }
 
 SolveResult anneal(const arch::Design& design, const SolverOptions& options, const AnnealOptions& anneal) {
-  require(anneal.t_start > 0 && anneal.t_end > 0,
-          "anneal: temperatures must be positive, got t_start = " + fmt(anneal.t_start) + ", t_end = " +
-              fmt(anneal.t_end));
+  require(anneal.t_start > 0 && anneal.t_end > 0, "anneal: temperatures must be positive, got t_start = " +
+                                                      fmt(anneal.t_start) + ", t_end = " + fmt(anneal.t_end));
   require(anneal.moves >= 0, "anneal: moves must be at least 0, got " + std::to_string(anneal.moves));
   return run(design, options, [&](Evaluator& ev) { detail::anneal(ev, options.objective, anneal); });
 }

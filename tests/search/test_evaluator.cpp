@@ -1,5 +1,7 @@
 // The solver's incremental evaluator agrees exactly with arch::analyse() on
-// interval, fill, bottleneck and total resources — after a full reset and
+// interval, bottleneck and total resources, and its fill estimate (the
+// arrival curves' fill sum; analyse() reports the row timeline's) equals a
+// fresh arch::arrivals() — after a full reset and
 // after every single-stage change — on random ψ (weight memory kinds
 // included) over several networks and τ.
 #include <gtest/gtest.h>
@@ -17,7 +19,8 @@ using search::detail::Evaluator;
 void expect_same(const Evaluator& ev, const arch::Design& d, const std::string& where) {
   const arch::Report r = arch::analyse(d);
   EXPECT_EQ(ev.interval(), r.interval) << where;
-  EXPECT_EQ(ev.fill(), r.fill_cycles) << where;
+  const auto arr = arch::arrivals(r.graph);
+  EXPECT_EQ(ev.fill(), arr.back().fill) << where;
   EXPECT_EQ(ev.bottleneck(), r.bottleneck) << where;
   EXPECT_EQ(ev.total().dsp, r.total.dsp) << where;
   EXPECT_EQ(ev.total().bram18, r.total.bram18) << where;
@@ -61,8 +64,9 @@ void check_design(arch::Design d, std::uint64_t seed, int rounds, int singles) {
       if (slot.depthwise()) p.p_out = p.p_in;
       ev.set_psi(s, p);
       ev.apply(d);
-      expect_same(ev, d, d.name + " round " + std::to_string(round) + " change " + std::to_string(k) + " (" +
-                             slot.layer + " stage " + std::to_string(slot.index) + ")");
+      expect_same(ev, d,
+                  d.name + " round " + std::to_string(round) + " change " + std::to_string(k) + " (" + slot.layer +
+                      " stage " + std::to_string(slot.index) + ")");
       if (::testing::Test::HasFailure()) return;
     }
   }
@@ -171,7 +175,10 @@ TEST(Evaluator, TrialsRollBackAndCommit) {
       change(3);
       ev.begin_trial();
       change(2);
-      if (round % 2) ev.commit(); else ev.rollback();
+      if (round % 2)
+        ev.commit();
+      else
+        ev.rollback();
       change(1);
       ev.rollback();
       expect_same(ev, before, spec + " rollback round " + std::to_string(round));

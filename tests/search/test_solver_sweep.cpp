@@ -30,7 +30,7 @@ double sweep(const std::string& name, const arch::Design& d, search::Objective o
     try {
       const auto r = search::solve(d, opt);
       EXPECT_TRUE(r.report.fits()) << name;
-      fps = o == search::Objective::Latency ? r.report.fps_batch1() : r.report.fps_peak();
+      fps = r.objective_fps;
     } catch (const Error&) {
       EXPECT_EQ(best, 0) << name << ": budget " << opt.budget << " fails after a smaller one worked";
     }

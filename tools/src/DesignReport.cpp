@@ -67,8 +67,9 @@ void print_design_report(const arch::Design& d, const arch::Report& r, std::ostr
       << "batch 1: latency " << fixed(r.latency_ms(1), 3) << " ms, " << fixed(r.fps_batch1(), 1) << " FPS; peak "
       << fixed(r.fps_peak(), 1) << " FPS\n"
       << "weights " << fixed(r.weight_mbit, 2) << " Mb; FF " << with_commas(static_cast<std::int64_t>(r.total.ff))
-      << " (" << pct(r.total.ff, r.available.ff) << "); budget " << fixed(100 * d.budget, 0) << "%: "
-      << (r.fits() ? "fits" : "EXCEEDS (" + r.total.binding(r.budget) + ")") << "\n";
+      << " (" << pct(r.total.ff, r.available.ff) << "); budget " << fixed(100 * d.budget, 0)
+      << "%: " << (r.fits() ? "fits" : "EXCEEDS (" + r.total.binding(r.budget) + ")") << "\n";
+  for (const auto& w : r.warnings) out << "warning: " << w << "\n";
 }
 
 nlohmann::json design_report_json(const arch::Design& d, const arch::Report& r) {
@@ -104,6 +105,7 @@ nlohmann::json design_report_json(const arch::Design& d, const arch::Report& r) 
           {"available", res(r.available)},
           {"budget", res(r.budget)},
           {"fits", r.fits()},
+          {"warnings", r.warnings},
           {"layers", layers}};
 }
 

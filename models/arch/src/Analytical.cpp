@@ -1,6 +1,9 @@
 #include "mixtd/arch/Analytical.h"
 
+#include <algorithm>
 #include <map>
+
+#include "mixtd/arch/RowTimeline.h"
 
 namespace mixtd::arch {
 
@@ -23,11 +26,18 @@ Report analyse(const Design& d) {
     }
     r.total += mods[i].resources.scaled(static_cast<double>(mods[i].count));
   }
-  // latency(1) = fill + interval with fill the longest path of module fills.
-  // (The arrival curves' last word, arr.back().last, is what the simulator
-  // agrees with; the solver's heuristics still target this figure.)
-  r.fill_cycles = arr.empty() ? 0 : arr.back().fill;
+  // latency(1) = fill + interval: the last output word of the row-level
+  // timeline (RowTimeline.h), which the simulator agrees with within 5%
+  // (tests/sim/test_agreement.cpp). The solver's own estimate is the fill
+  // sum of the arrival curves (search/Evaluator.h).
+  r.fill_cycles = std::max<std::int64_t>(0, row_timeline(r.graph).latency - r.interval);
   for (const auto& s : r.graph.streams) r.total += s.resources;
+  const auto need = fan_out_fifo_depths(r.graph, r.interval, d.fifo_depth);
+  for (std::size_t s = 0; s < need.size(); ++s)
+    if (need[s] > r.graph.streams[s].depth)
+      r.warnings.push_back("FIFO '" + r.graph.streams[s].name + "' holds " + std::to_string(r.graph.streams[s].depth) +
+                           " beats; its fan-out needs " + std::to_string(need[s]) +
+                           " to run at the interval (`mixtd solve` sizes it; or set fifo_depths)");
 
   // Per network layer, in network order.
   std::map<std::string, std::size_t> index;
@@ -61,6 +71,21 @@ Report analyse(const Design& d) {
   for (const auto& lr : r.layers) bits += lr.weight_bits;
   r.weight_mbit = bits / 1e6;
   return r;
+}
+
+int size_fifos(Design& d) {
+  validate(d);
+  const Graph g = build_graph(d);
+  std::int64_t interval = 0;
+  for (const auto& m : g.modules) interval = std::max(interval, m.cycles.interval());
+  const auto need = fan_out_fifo_depths(g, interval, d.fifo_depth);
+  int raised = 0;
+  for (std::size_t s = 0; s < g.streams.size(); ++s) {
+    if (need[s] <= g.streams[s].depth) continue;
+    d.fifo_depths[g.streams[s].name] = need[s];
+    ++raised;
+  }
+  return raised;
 }
 
 }  // namespace mixtd::arch

@@ -14,10 +14,24 @@ std::int64_t window_fill_words(const td::StageShape& s) {
   return std::max(s.in.c, (rows * s.in.w + cols) * s.in.c);
 }
 
-std::int64_t line_buffer_pixels(std::int64_t kh, std::int64_t kw, std::int64_t sh, std::int64_t sw, std::int64_t w) {
-  if (kh == 1 && kw == 1) return 2;
-  if (kh == 1) return kw + sw;
-  return (kh - 1 + sh) * w;
+std::int64_t line_buffer_pixels(std::int64_t kh, std::int64_t kw, std::int64_t sh, std::int64_t sw, std::int64_t ph,
+                                std::int64_t pw, std::int64_t h, std::int64_t w) {
+  // A row-strided 1-row window drops sh − 1 rows between its rows of
+  // windows; one more row of slots lets them stream past while it computes.
+  const std::int64_t dropped_rows = kh == 1 && sh > 1 ? w : 0;
+  std::int64_t base = (kh - 1 + sh) * w;
+  if (kh == 1 && kw == 1)
+    base = 2 + dropped_rows;
+  else if (kh == 1)
+    base = kw + sw + dropped_rows;
+  // Across frames: while the last window of a frame is computed, the first
+  // window of the next must be able to fill.
+  const std::int64_t ho = (h + 2 * ph - kh) / sh + 1, wo = (w + 2 * pw - kw) / sw + 1;
+  const std::int64_t r0 = std::clamp((ho - 1) * sh - ph, std::int64_t{0}, h - 1);
+  const std::int64_t c0 = std::clamp((wo - 1) * sw - pw, std::int64_t{0}, w - 1);
+  const std::int64_t fill =
+      std::max<std::int64_t>(1, std::max<std::int64_t>(0, kh - 1 - ph) * w + std::max<std::int64_t>(1, kw - pw));
+  return std::max(base, h * w - (r0 * w + c0) + fill);
 }
 
 Cycles stage_cycles(const td::StageShape& s, const Psi& psi) {

@@ -12,7 +12,7 @@ LineBuffer::LineBuffer(sc_core::sc_module_name name, const WindowShape& s, std::
     : sc_module(name), shape_(s), width_(width), frames_(frames), ctx_(ctx) {
   require(s.c % width == 0, std::string(this->name()) + ": input width " + std::to_string(width) + " must divide the " +
                                 std::to_string(s.c) + " words of a pixel");
-  cap_ = std::min(arch::line_buffer_pixels(s.kh, s.kw, s.sh, s.sw, s.w), s.pixels() * 2);
+  cap_ = std::min(arch::line_buffer_pixels(s.kh, s.kw, s.sh, s.sw, s.ph, s.pw, s.h, s.w), s.pixels() * 2);
   cap_ = std::max<std::int64_t>(cap_, 2);
   const std::int64_t ho = s.out_h(), wo = s.out_w(), nw = ho * wo;
   last_needed_.resize(static_cast<std::size_t>(nw));
@@ -29,8 +29,10 @@ LineBuffer::LineBuffer(sc_core::sc_module_name name, const WindowShape& s, std::
   // A pixel's slot may be reused once the last window reading it has been
   // released: for (r, q) that is window (⌊(r+ph)/sh⌋, ⌊(q+pw)/sw⌋), clamped
   // to the output. A pixel no window reads (stride beyond the kernel, rows
-  // cut off at the bottom) waits for the windows whose first pixel precedes it.
+  // cut off at the bottom) is dropped on arrival (run()); the slot at its
+  // index may be reused once the windows whose first pixel precedes it are.
   windows_by_pixel_.resize(static_cast<std::size_t>(s.pixels()));
+  read_.resize(static_cast<std::size_t>(s.pixels()));
   std::vector<std::int64_t> before(static_cast<std::size_t>(s.pixels()) + 1, 0);
   for (std::int64_t k = 0; k < nw; ++k) {
     auto& b = before[static_cast<std::size_t>(first[static_cast<std::size_t>(k)])];
@@ -44,6 +46,7 @@ LineBuffer::LineBuffer(sc_core::sc_module_name name, const WindowShape& s, std::
     const bool used = r >= i * s.sh - s.ph && r <= i * s.sh - s.ph + s.kh - 1 && q >= j * s.sw - s.pw &&
                       q <= j * s.sw - s.pw + s.kw - 1;
     windows_by_pixel_[static_cast<std::size_t>(x)] = used ? i * wo + j + 1 : running;
+    read_[static_cast<std::size_t>(x)] = used;
   }
   for (std::int64_t j = 0; j < nw; ++j)
     require(last_needed_[static_cast<std::size_t>(j)] - first[static_cast<std::size_t>(j)] < cap_,
@@ -63,6 +66,18 @@ void LineBuffer::run() {
   for (std::int64_t f = 0; f < frames_; ++f)
     for (std::int64_t x = 0; x < hw; ++x) {
       const std::int64_t g = f * hw + x;
+      // A pixel no window reads (beyond the kernel at a stride, or cut off
+      // at the bottom or right) is dropped as it arrives: it takes no slot,
+      // so a strided 1x1 conv skips its odd rows while it computes.
+      if (!read_[static_cast<std::size_t>(x)]) {
+        for (std::int64_t b = 0; b < beats; ++b) {
+          in_.read(0, ring_.empty() ? nullptr : words.data());
+          ++stats.busy;
+        }
+        ++pixels_in_;
+        if (waiting_pixel_) pixel_ev_.notify();
+        continue;
+      }
       // The slot of pixel g held pixel g − cap: free once every window whose
       // first pixel is at or before it has been released.
       Cycle free = 0;

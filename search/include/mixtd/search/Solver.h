@@ -31,6 +31,13 @@ struct SolverOptions {
 struct SolveResult {
   arch::Design design;  // the input design with ψ (and budget) replaced
   arch::Report report;  // analyse(design)
+  // The FPS the search maximised: f_clk / interval (throughput), or f_clk /
+  // its latency estimate (latency: the arrival curves' fill sum plus the
+  // interval, search/Evaluator.h). report.fps_batch1() is the row-timeline
+  // latency the simulator agrees with; the two differ by a few percent, so
+  // solver quality (budget sweeps, the annealer comparison) is measured on
+  // this figure.
+  double objective_fps = 0;
   std::int64_t evaluations = 0;
   double seconds = 0;
 };

@@ -16,7 +16,7 @@ namespace mixtd::arch {
 
 struct LayerReport {
   std::string layer;
-  std::string kind;     // conv2d, linear, add, maxpool, ...
+  std::string kind;  // conv2d, linear, add, maxpool, ...
   td::Tau tau;
   std::vector<Psi> psi;
   std::int64_t interval = 0;  // the slowest of its modules
@@ -38,6 +38,9 @@ struct Report {
   Resources budget;     // device · budget fraction
   double weight_mbit = 0;
   std::vector<LayerReport> layers;
+  // FIFOs behind fan-outs shallower than the design needs to run at its
+  // interval (RowTimeline.h): the model's interval assumes them sized.
+  std::vector<std::string> warnings;
 
   std::int64_t latency_cycles(std::int64_t batch) const { return fill_cycles + batch * interval; }
   double latency_ms(std::int64_t batch) const { return static_cast<double>(latency_cycles(batch)) / (clock_mhz * 1e3); }
@@ -48,5 +51,10 @@ struct Report {
 
 // Validates the design and evaluates it.
 Report analyse(const Design& d);
+
+// Sizes the FIFOs behind fan-outs (RowTimeline.h fan_out_fifo_depths) into
+// d.fifo_depths, never lowering a depth the design already has. Returns how
+// many it raised.
+int size_fifos(Design& d);
 
 }  // namespace mixtd::arch

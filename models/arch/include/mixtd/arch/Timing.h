@@ -90,9 +90,16 @@ std::int64_t window_fill_words(const td::StageShape& s);
 // (one computed while the next fills), kw + sw for a 1×k window, and
 // (kh − 1 + sh) lines for kh > 1 — a stride of lines beyond the window, so
 // the input keeps streaming while a row of windows is computed and a
-// compute-bound stage never waits for its next row. The SystemC LineBuffer
-// has exactly this capacity.
-std::int64_t line_buffer_pixels(std::int64_t kh, std::int64_t kw, std::int64_t sh, std::int64_t sw, std::int64_t w);
+// compute-bound stage never waits for its next row. A 1×1 or 1×k window
+// with sh > 1 holds one input row more: the rows it drops stream past while
+// it computes (with two pixels, a 1×1 stride-2 downsample ran 36% slower
+// than its compute in simulation). Pixels no window reads take no slot.
+// And at least what the last window of a frame reads plus the next frame's
+// first window, so frames follow each other without a bubble (a 5×5 pad-2
+// window on a 4×4 frame needs 22 pixels, not 5 lines). The SystemC
+// LineBuffer has exactly this capacity.
+std::int64_t line_buffer_pixels(std::int64_t kh, std::int64_t kw, std::int64_t sh, std::int64_t sw, std::int64_t ph,
+                                std::int64_t pw, std::int64_t h, std::int64_t w);
 
 // A conv stage on one frame:
 //   in      = H·W·C / p_in

@@ -61,6 +61,7 @@ class LineBuffer : public sc_core::sc_module {
   SimContext& ctx_;
   InPort in_;
   std::int64_t cap_;
+  std::vector<bool> read_;                      // per pixel: some window reads it
   std::vector<std::int64_t> windows_by_pixel_;  // per pixel: windows to release before its slot is reused
   std::vector<std::int64_t> last_needed_;       // per window
   std::vector<std::int8_t> ring_;               // cap_ pixels × c words (data mode)

@@ -1,0 +1,87 @@
+// The analytical model against the SystemC simulator on seeded random
+// designs (SPEC "Three models of one machine"): interval within 2%, batch-1
+// latency within 5%. The table it prints is the one in docs/simulation.md
+// ("Agreement"): `build/tests/sim/test_sim_agreement`.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "SearchTestUtil.h"
+#include "mixtd/arch/Analytical.h"
+#include "mixtd/search/Solver.h"
+#include "mixtd/sim/Simulate.h"
+
+namespace {
+
+using namespace mixtd;
+using namespace mixtd::search::testing;
+
+struct Case {
+  arch::Design design;
+  std::string label;
+};
+
+// Small networks with every block kind; τ at random (grouping, SVD and CPD
+// engines, undecomposed layers); ψ from the solver (balanced pipelines, the
+// hard case: every module near the bottleneck) under both objectives, or
+// at random.
+std::vector<Case> agreement_designs() {
+  std::vector<Case> v;
+  const std::vector<std::pair<std::string, std::string>> nets = {
+      {"tiny:width=2", "zc706"}, {"tiny-dw", "zcu102"}, {"resnet18-fmnist:width=0.125", "zc706"}};
+  std::uint64_t seed = 100;
+  for (const auto& [net, device] : nets) {
+    for (int k = 0; k < 8; ++k, ++seed) {
+      arch::Design d = random_tau(zoo_design(net, device), seed);
+      std::string how;
+      if (k % 4 == 3) {
+        Rng rng(seed);
+        random_psi(d, rng);
+        how = "random psi";
+      } else {
+        search::SolverOptions o;
+        o.objective = k % 2 ? search::Objective::Throughput : search::Objective::Latency;
+        o.budget = k % 3 == 0 ? 0.9 : 0.5;
+        d = search::solve(d, o).design;
+        how = std::string(k % 2 ? "throughput" : "latency") + " " + (k % 3 == 0 ? "0.9" : "0.5");
+      }
+      arch::size_fifos(d);
+      d.name = net + " #" + std::to_string(seed);
+      v.push_back({d, how});
+    }
+  }
+  return v;
+}
+
+double rel(std::int64_t analytical, std::int64_t simulated) {
+  return (static_cast<double>(analytical) - static_cast<double>(simulated)) / static_cast<double>(simulated);
+}
+
+TEST(Agreement, AnalyticalIntervalWithinTwoPercentAndLatencyWithinFivePercentOfSimulation) {
+  const auto cases = agreement_designs();
+  std::vector<arch::Design> designs;
+  for (const auto& c : cases) designs.push_back(c.design);
+  sim::SimOptions o;
+  o.frames = 3;
+  const auto results = sim::simulate_many(designs, o, 0, 300);
+  ASSERT_EQ(results.size(), cases.size());
+  std::printf("%-34s %-16s %9s %9s %7s %9s %9s %7s\n", "design", "psi", "sim II", "model II", "diff", "sim lat",
+              "model lat", "diff");
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const auto& r = results[i];
+    ASSERT_TRUE(r.completed) << cases[i].design.name << ": " << r.error;
+    const double di = rel(r.analytical_interval, r.interval);
+    const double dl = rel(r.analytical_latency, r.latency.front());
+    std::printf("%-34s %-16s %9lld %9lld %+6.2f%% %9lld %9lld %+6.2f%%\n", cases[i].design.name.c_str(),
+                cases[i].label.c_str(), static_cast<long long>(r.interval),
+                static_cast<long long>(r.analytical_interval), 100 * di, static_cast<long long>(r.latency.front()),
+                static_cast<long long>(r.analytical_latency), 100 * dl);
+    EXPECT_LE(std::abs(di), 0.02) << cases[i].design.name << " (" << cases[i].label << ") interval";
+    EXPECT_LE(std::abs(dl), 0.05) << cases[i].design.name << " (" << cases[i].label << ") latency";
+  }
+}
+
+}  // namespace
