@@ -1,6 +1,7 @@
 #include "mixtd/sim/Simulate.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <systemc>
@@ -116,13 +117,22 @@ SimResult simulate(const arch::Design& d, const SimOptions& o) {
     std::string base = o.trace_path;
     if (base.size() > 4 && base.substr(base.size() - 4) == ".vcd") base.resize(base.size() - 4);
     tf = sc_core::sc_create_vcd_trace_file(base.c_str());
-    tf->set_time_unit(1.0 / d.clock_mhz, sc_core::SC_US);
+    // VCD time units must be powers of ten: the largest that divides the
+    // clock period (1 ps at worst), so each cycle is a whole number of units.
+    const auto period_ps = static_cast<std::int64_t>(std::llround(1e6 / d.clock_mhz));
+    double unit_ps = 1;
+    while (period_ps % static_cast<std::int64_t>(unit_ps * 10) == 0 && unit_ps < 1e6) unit_ps *= 10;
+    tf->set_time_unit(unit_ps, sc_core::SC_PS);
     for (auto& list : p.fifos)
       for (auto& f : list) f->trace(tf);
   }
 
   sc_core::sc_start();
-  if (tf) sc_core::sc_close_vcd_trace_file(tf);
+  if (tf) {
+    // One more cycle, so the trace file records the last time step.
+    sc_core::sc_start(sc_core::sc_time(1e6 / d.clock_mhz, sc_core::SC_PS));
+    sc_core::sc_close_vcd_trace_file(tf);
+  }
 
   const sc::HostOut& out = *p.host_out;
   r.completed = out.frames_done == o.frames && ctx.stop_reason.empty();

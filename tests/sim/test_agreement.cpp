@@ -30,11 +30,17 @@ struct Case {
 // at random.
 std::vector<Case> agreement_designs() {
   std::vector<Case> v;
-  const std::vector<std::pair<std::string, std::string>> nets = {
-      {"tiny:width=2", "zc706"}, {"tiny-dw", "zcu102"}, {"resnet18-fmnist:width=0.125", "zc706"}};
+  struct Net {
+    std::string spec, device;
+    int designs;
+  };
+  const std::vector<Net> nets = {{"tiny:width=2", "zc706", 8},
+                                 {"tiny-dw", "zcu102", 4},
+                                 {"resnet18-fmnist:width=0.125", "zc706", 8},
+                                 {"resnet18-fmnist:width=0.25", "zc706", 4}};
   std::uint64_t seed = 100;
-  for (const auto& [net, device] : nets) {
-    for (int k = 0; k < 8; ++k, ++seed) {
+  for (const auto& [net, device, count] : nets) {
+    for (int k = 0; k < count; ++k, ++seed) {
       arch::Design d = random_tau(zoo_design(net, device), seed);
       std::string how;
       if (k % 4 == 3) {

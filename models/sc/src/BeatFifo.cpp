@@ -8,9 +8,15 @@
 
 namespace mixtd::sc {
 
+// Plain variables, not signals: both ends update them (the producer on
+// push, the consumer on pop, possibly in one delta cycle), and the trace
+// file samples them at the end of every time step.
+// A beat pushed and popped in one time step leaves the occupancy as it
+// was; the running counts of beats in and out show every handshake.
 struct BeatFifo::Trace {
-  sc_core::sc_signal<int> occupancy;
-  sc_core::sc_signal<bool> valid, ready;
+  int occupancy = 0;
+  bool valid = false, ready = true;
+  unsigned pushed = 0, popped = 0;
 };
 
 BeatFifo::BeatFifo(std::string name, std::int64_t depth, std::int64_t width, SimContext& ctx)
@@ -79,14 +85,18 @@ void BeatFifo::trace(sc_core::sc_trace_file* tf) {
   sc_core::sc_trace(tf, trace_->occupancy, name_ + ".occupancy");
   sc_core::sc_trace(tf, trace_->valid, name_ + ".valid");
   sc_core::sc_trace(tf, trace_->ready, name_ + ".ready");
+  sc_core::sc_trace(tf, trace_->pushed, name_ + ".pushed");
+  sc_core::sc_trace(tf, trace_->popped, name_ + ".popped");
   update_trace();
 }
 
 void BeatFifo::update_trace() {
   const auto n = static_cast<int>(tail_ - head_);
-  trace_->occupancy.write(n);
-  trace_->valid.write(n > 0);
-  trace_->ready.write(n < depth_);
+  trace_->occupancy = n;
+  trace_->valid = n > 0;
+  trace_->ready = n < depth_;
+  trace_->pushed = static_cast<unsigned>(tail_);
+  trace_->popped = static_cast<unsigned>(head_);
 }
 
 Cycle InPort::read(Cycle earliest, std::int8_t* out) {
