@@ -85,6 +85,9 @@ TEST(Agreement, AnalyticalIntervalWithinTwoPercentAndLatencyWithinFivePercentOfS
                 cases[i].label.c_str(), static_cast<long long>(r.interval),
                 static_cast<long long>(r.analytical_interval), 100 * di, static_cast<long long>(r.latency.front()),
                 static_cast<long long>(r.analytical_latency), 100 * dl);
+    // Per-module accounting never claims more cycles than were simulated.
+    for (const auto& m : r.modules)
+      EXPECT_LE(m.busy + m.stall_in + m.stall_out, r.cycles) << cases[i].design.name << ": " << m.name;
     EXPECT_LE(std::abs(di), 0.02) << cases[i].design.name << " (" << cases[i].label << ") interval";
     EXPECT_LE(std::abs(dl), 0.05) << cases[i].design.name << " (" << cases[i].label << ") latency";
   }

@@ -131,7 +131,7 @@ Cycle InPort::read(Cycle earliest, std::int8_t* out) {
   }
   const Cycle t = std::max(base, ready);
   if (stats_) {
-    if (ready > base && last_ >= 0) stats_->stall_in += ready - base;
+    if (ready > base && last_ >= 0) stats_->stall(stats_->stall_in, base, ready);
     stats_->active(t);
   }
   if (pop_last) {
@@ -148,7 +148,7 @@ Cycle OutPort::write(Cycle ready, const std::int8_t* words) {
   Cycle t = base;
   for (BeatFifo* f : fifos_) t = std::max(t, f->wait_slot());
   if (stats_) {
-    stats_->stall_out += t - base;
+    stats_->stall(stats_->stall_out, base, t);
     stats_->active(t);
   }
   for (BeatFifo* f : fifos_) f->push(t, words);

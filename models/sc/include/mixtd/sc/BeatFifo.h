@@ -88,6 +88,15 @@ struct ThreadStats {
     if (first < 0) first = t;
     last = std::max(last, t);
   }
+  // Adds the wait [from, to) to `counter`, less what an earlier wait of this
+  // thread already covered: a block waiting on several ports at once (an
+  // add, a merge) stalls once, not once per port.
+  void stall(Cycle& counter, Cycle from, Cycle to) {
+    from = std::max(from, covered);
+    if (to > from) counter += to - from;
+    covered = std::max(covered, to);
+  }
+  Cycle covered = -1;
 };
 
 // A block's input: reads `width` words per beat from a FIFO of any width
