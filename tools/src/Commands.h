@@ -20,5 +20,6 @@ Run add_train(CLI::App& app);
 Run add_accuracy(CLI::App& app);
 Run add_finetune(CLI::App& app);
 Run add_simulate(CLI::App& app);
+Run add_dataset(CLI::App& app);
 
 }  // namespace mixtd::cli

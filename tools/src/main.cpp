@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   reg(mixtd::cli::add_accuracy);
   reg(mixtd::cli::add_finetune);
   reg(mixtd::cli::add_simulate);
+  reg(mixtd::cli::add_dataset);
 
   try {
     app.parse(argc, argv);
