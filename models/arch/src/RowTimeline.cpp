@@ -157,57 +157,88 @@ std::vector<std::int64_t> fan_out_fifo_depths(const Graph& g, std::int64_t inter
   if (!any) return depth;
   constexpr int kFrames = 3;
   const RowTimeline t = row_timeline(g, kFrames, static_cast<double>(interval));
+  // One output of a fan-out: what its consumer has room for over time.
+  struct Branch {
+    int stream = -1;
+    double cap = 0;  // pixels its line buffer holds (1e18: takes all)
+    Ramps released;  // pixels it has freed
+  };
   for (const Module& p : g.modules) {
     if (p.outputs.size() < 2) continue;
+    const RowTimes& pt = t.modules[static_cast<std::size_t>(&p - g.modules.data())];
+    std::vector<Branch> branches;
+    std::int64_t H = 0, W = 0;
     for (int si : p.outputs) {
       const Stream& st = g.streams[static_cast<std::size_t>(si)];
-      if (st.skip) continue;
       const Module& c = g.modules[static_cast<std::size_t>(st.to)];
-      const double cap = buffer_pixels(c);
-      if (cap >= 1e17) continue;
-      const RowTimes& pt = t.modules[static_cast<std::size_t>(st.from)];
-      const RowTimes& ct = t.modules[static_cast<std::size_t>(st.to)];
-      const std::int64_t H = std::max<std::int64_t>(1, c.in_shape.h), W = std::max<std::int64_t>(1, c.in_shape.w);
+      H = std::max<std::int64_t>(1, c.in_shape.h);
+      W = std::max<std::int64_t>(1, c.in_shape.w);
       const std::int64_t Ho = std::max<std::int64_t>(1, c.out_shape.h);
-      if (pt.first.size() != static_cast<std::size_t>(kFrames * H)) continue;
+      if (pt.first.size() != static_cast<std::size_t>(kFrames * H)) break;
+      const RowTimes& ct = t.modules[static_cast<std::size_t>(st.to)];
       const Window w = window_of(c);
-      Ramps produced, released;
-      produced.width = released.width = static_cast<double>(W);
-      produced.from = pt.first;
-      produced.to = pt.last;
-      released.from.resize(pt.first.size());
-      released.to.resize(pt.first.size());
+      Branch b;
+      b.stream = si;
+      b.cap = buffer_pixels(c);
+      b.released.width = static_cast<double>(W);
+      b.released.from.resize(pt.first.size());
+      b.released.to.resize(pt.first.size());
       for (std::size_t r = 0; r < pt.first.size(); ++r) {
         const auto f = static_cast<std::int64_t>(r) / H, q = static_cast<std::int64_t>(r) % H;
         // The last output row whose window reads input row q (none: it is
         // dropped as it arrives).
         const std::int64_t last = std::min(Ho - 1, (q + w.ph) / w.sh);
         const bool read = last * w.sh - w.ph + w.kh - 1 >= q;
-        double a = pt.first[r], b = pt.last[r];
+        double x = pt.first[r], y = pt.last[r];
         if (read) {
           const auto k = static_cast<std::size_t>(f * Ho + last);
-          a = std::max(a, ct.first[k]);
-          b = std::max({b, ct.last[k], a});
+          x = std::max(x, ct.first[k]);
+          y = std::max({y, ct.last[k], x});
         }
         // Ramps must stay ordered: a row is not freed before the one before it.
         if (r > 0) {
-          a = std::max(a, released.from[r - 1]);
-          b = std::max(b, released.to[r - 1]);
+          x = std::max(x, b.released.from[r - 1]);
+          y = std::max(y, b.released.to[r - 1]);
         }
-        released.from[r] = a;
-        released.to[r] = b;
+        b.released.from[r] = x;
+        b.released.to[r] = y;
       }
-      std::vector<double> times;
-      times.reserve(4 * pt.first.size());
-      for (std::size_t r = 0; r < pt.first.size(); ++r)
-        times.insert(times.end(), {pt.first[r], pt.last[r], released.from[r], released.to[r]});
-      std::sort(times.begin(), times.end());
-      double worst = 0;
-      for (double x : times) worst = std::max(worst, produced.at(x) - cap - released.at(x));
-      if (worst <= 0) continue;
+      branches.push_back(std::move(b));
+    }
+    if (branches.size() != p.outputs.size()) continue;
+    std::vector<double> times(pt.first.begin(), pt.first.end());
+    times.insert(times.end(), pt.last.begin(), pt.last.end());
+    for (const Branch& b : branches) {
+      times.insert(times.end(), b.released.from.begin(), b.released.from.end());
+      times.insert(times.end(), b.released.to.begin(), b.released.to.end());
+    }
+    std::sort(times.begin(), times.end());
+    // A branch holds the producer back when the producer has emitted more
+    // than its consumer has room for (cap + freed) — and that costs time
+    // only if another consumer would have taken those words by then itself
+    // (at its own block: its FIFO is no demand). A fast producer held back
+    // by its slowest consumer alone loses nothing.
+    Ramps produced;
+    produced.width = static_cast<double>(W);
+    produced.from = pt.first;
+    produced.to = pt.last;
+    std::vector<double> worst(branches.size(), 0), room(branches.size());
+    for (double x : times) {
+      const double made = produced.at(x);
+      for (std::size_t k = 0; k < branches.size(); ++k) room[k] = branches[k].cap + branches[k].released.at(x);
+      for (std::size_t k = 0; k < branches.size(); ++k) {
+        double taken = 0;  // the most another consumer takes by x
+        for (std::size_t j = 0; j < branches.size(); ++j)
+          if (j != k) taken = std::max(taken, std::min(made, room[j]));
+        worst[k] = std::max(worst[k], taken - room[k]);
+      }
+    }
+    for (std::size_t k = 0; k < branches.size(); ++k) {
+      const Stream& st = g.streams[static_cast<std::size_t>(branches[k].stream)];
+      if (st.skip || branches[k].cap >= 1e17 || worst[k] <= 0) continue;
       const double words_per_pixel = static_cast<double>(st.words) / static_cast<double>(H * W);
-      depth[static_cast<std::size_t>(si)] =
-          static_cast<std::int64_t>(std::ceil(worst * words_per_pixel / static_cast<double>(st.width))) + fifo_depth;
+      depth[static_cast<std::size_t>(branches[k].stream)] =
+          static_cast<std::int64_t>(std::ceil(worst[k] * words_per_pixel / static_cast<double>(st.width))) + fifo_depth;
     }
   }
   return depth;

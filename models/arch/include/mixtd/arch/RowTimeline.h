@@ -49,12 +49,13 @@ RowTimeline row_timeline(const Graph& g, int frames = 1, double period = 0);
 // for streaming blocks), so consumers that walk the frame differently (a
 // 3×3 stride-2 conv and a 1×1 stride-2 downsample behind one add) hold the
 // shared producer back unless the FIFO in front of the one that lags
-// absorbs the difference. Per stream: the depth in beats with which no
-// consumer's line buffer ever holds its producer back, from the timelines of
-// three frames entering every `interval` cycles (steady state) — what the
-// producer has emitted minus what the consumer has room for, at its worst,
-// plus `fifo_depth`. 0 for streams from a producer with one output and for
-// skip FIFOs (sized by Timing.h's skip_fifo_depth).
+// absorbs the difference. Per stream: the depth in beats with which its
+// consumer never holds the shared producer back while another consumer
+// would take those words itself (a fast producer held back by its slowest
+// consumer alone loses nothing), from the timelines of three frames
+// entering every `interval` cycles (steady state), plus `fifo_depth`. 0 for
+// streams from a producer with one output and for skip FIFOs (sized by
+// Timing.h's skip_fifo_depth).
 std::vector<std::int64_t> fan_out_fifo_depths(const Graph& g, std::int64_t interval, std::int64_t fifo_depth);
 
 }  // namespace mixtd::arch
