@@ -1,0 +1,64 @@
+#include "mixtd/search/Predictor.h"
+
+#include <algorithm>
+
+#include "mixtd/support/Error.h"
+
+namespace mixtd::search {
+
+Target parse_target(const std::string& s) {
+  if (s == "fps") return Target::Fps;
+  if (s == "ratio") return Target::Ratio;
+  throw Error("unknown target '" + s + "' (legal: fps — the simulated batch-1 FPS; ratio — simulated / analytical)");
+}
+
+std::string to_string(Target t) { return t == Target::Fps ? "fps" : "ratio"; }
+
+LabelledSet labelled_set(const Dataset& d, Target target, const std::vector<std::string>& features) {
+  LabelledSet s;
+  std::vector<int> cols;
+  if (features.empty()) {
+    for (std::size_t c = 0; c < d.columns.size(); ++c) {
+      const std::string& n = d.columns[c];
+      if (n == "index" || n == "seed" || n.rfind("sim_", 0) == 0) continue;
+      s.features.push_back(n);
+      cols.push_back(static_cast<int>(c));
+    }
+  } else {
+    s.features = features;
+    for (const auto& f : features) {
+      const int c = d.column(f);
+      if (c < 0) {
+        std::string have;
+        for (const auto& n : d.columns) have += (have.empty() ? "" : ", ") + n;
+        throw Error("the data has no column '" + f + "', which the model was trained on (columns: " + have + ")");
+      }
+      cols.push_back(c);
+    }
+  }
+  const int sim = d.column("sim_fps_batch1"), ana = d.column("fps_batch1"), macs = d.column("macs");
+  require(sim >= 0 && ana >= 0 && macs >= 0, "the data needs columns sim_fps_batch1, fps_batch1 and macs");
+  for (const auto& r : d.rows) {
+    for (int c : cols) s.x.push_back(r[static_cast<std::size_t>(c)]);
+    const double simulated = r[static_cast<std::size_t>(sim)], analytical = r[static_cast<std::size_t>(ana)];
+    s.simulated.push_back(simulated);
+    s.analytical.push_back(analytical);
+    s.macs.push_back(r[static_cast<std::size_t>(macs)]);
+    s.y.push_back(target == Target::Fps ? simulated : simulated / analytical);
+  }
+  return s;
+}
+
+double predicted_fps(const LabelledSet& s, Target target, std::size_t row, double value) {
+  return target == Target::Fps ? value : value * s.analytical[row];
+}
+
+double fit_macs_constant(const LabelledSet& s) {
+  require(s.rows() > 0, "no rows to fit the MACs-only baseline on");
+  std::vector<double> k;
+  for (std::size_t i = 0; i < s.rows(); ++i) k.push_back(s.simulated[i] * s.macs[i]);
+  std::nth_element(k.begin(), k.begin() + static_cast<std::ptrdiff_t>(k.size() / 2), k.end());
+  return k[k.size() / 2];
+}
+
+}  // namespace mixtd::search
