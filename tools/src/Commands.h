@@ -21,5 +21,6 @@ Run add_accuracy(CLI::App& app);
 Run add_finetune(CLI::App& app);
 Run add_simulate(CLI::App& app);
 Run add_dataset(CLI::App& app);
+Run add_predictor(CLI::App& app);
 
 }  // namespace mixtd::cli

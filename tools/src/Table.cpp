@@ -5,6 +5,15 @@
 
 namespace mixtd::cli {
 
+namespace {
+// Columns a terminal shows for UTF-8 text (τ, ±, ρ are one column, two bytes).
+std::size_t display_width(const std::string& s) {
+  std::size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+}  // namespace
+
 void Table::add_column(std::string title, Align align) { columns_.push_back({std::move(title), align}); }
 
 void Table::add_row(std::vector<std::string> cells) {
@@ -17,12 +26,12 @@ void Table::add_rule() { rows_.emplace_back(); }
 void Table::print(std::ostream& out) const {
   std::vector<std::size_t> width(columns_.size());
   for (std::size_t c = 0; c < columns_.size(); ++c) {
-    width[c] = columns_[c].title.size();
+    width[c] = display_width(columns_[c].title);
     for (const auto& r : rows_)
-      if (!r.empty()) width[c] = std::max(width[c], r[c].size());
+      if (!r.empty()) width[c] = std::max(width[c], display_width(r[c]));
   }
   auto cell = [&](const std::string& s, std::size_t c) {
-    const std::string pad(width[c] - s.size(), ' ');
+    const std::string pad(width[c] - display_width(s), ' ');
     return columns_[c].align == Align::Right ? pad + s : s + pad;
   };
   auto rule = [&] {

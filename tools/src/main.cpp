@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
   reg(mixtd::cli::add_finetune);
   reg(mixtd::cli::add_simulate);
   reg(mixtd::cli::add_dataset);
+  reg(mixtd::cli::add_predictor);
 
   try {
     app.parse(argc, argv);
