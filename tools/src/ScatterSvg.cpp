@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <vector>
 
 namespace mixtd::cli {
 
@@ -46,12 +47,17 @@ std::string scatter_svg(const std::string& title, const std::string& x_label, co
   constexpr double W = 640, H = 640, L = 80, R = 20, T = 50, B = 70;
   auto px = [&](double v) { return L + (std::log10(v) - l0) / (l1 - l0) * (W - L - R); };
   auto py = [&](double v) { return H - B - (std::log10(v) - l0) / (l1 - l0) * (H - T - B); };
-  std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(W) + "\" height=\"" + num(H) +
-                  "\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  std::string s =
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(W) + "\" height=\"" + num(H) +
+      "\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   s += "<text x=\"" + num(W / 2) + "\" y=\"25\" text-anchor=\"middle\" font-size=\"15\">" + escape(title) + "</text>\n";
-  // Ticks at 1, 2, 5 × 10^k inside the range.
+  // Ticks at 1, 2, 5 × 10^k inside the range; finer steps when the data
+  // span less than a decade (FPS of one network's designs often do).
+  const std::vector<double> mantissas = l1 - l0 < 1.0
+                                            ? std::vector<double>{1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0}
+                                            : std::vector<double>{1.0, 2.0, 5.0};
   for (int e = static_cast<int>(std::floor(l0)); e <= static_cast<int>(std::ceil(l1)); ++e)
-    for (double m : {1.0, 2.0, 5.0}) {
+    for (double m : mantissas) {
       const double v = m * std::pow(10.0, e);
       if (std::log10(v) < l0 || std::log10(v) > l1) continue;
       s += "<line x1=\"" + num(px(v)) + "\" y1=\"" + num(T) + "\" x2=\"" + num(px(v)) + "\" y2=\"" + num(H - B) +
@@ -62,15 +68,15 @@ std::string scatter_svg(const std::string& title, const std::string& x_label, co
            "</text>\n";
     }
   const double a = std::pow(10.0, l0), b = std::pow(10.0, l1);
-  s += "<rect x=\"" + num(L) + "\" y=\"" + num(T) + "\" width=\"" + num(W - L - R) + "\" height=\"" +
-       num(H - T - B) + "\" fill=\"none\" stroke=\"#444\"/>\n";
+  s += "<rect x=\"" + num(L) + "\" y=\"" + num(T) + "\" width=\"" + num(W - L - R) + "\" height=\"" + num(H - T - B) +
+       "\" fill=\"none\" stroke=\"#444\"/>\n";
   s += "<line x1=\"" + num(px(a)) + "\" y1=\"" + num(py(a)) + "\" x2=\"" + num(px(b)) + "\" y2=\"" + num(py(b)) +
        "\" stroke=\"#888\"/>\n";
   for (double f : {0.9, 1.1})
     s += "<line x1=\"" + num(px(a)) + "\" y1=\"" + num(py(a * f)) + "\" x2=\"" + num(px(b)) + "\" y2=\"" +
          num(py(b * f)) + "\" stroke=\"#888\" stroke-dasharray=\"4 4\"/>\n";
-  s += "<text x=\"" + num((L + W - R) / 2) + "\" y=\"" + num(H - 25) + "\" text-anchor=\"middle\">" +
-       escape(x_label) + "</text>\n";
+  s += "<text x=\"" + num((L + W - R) / 2) + "\" y=\"" + num(H - 25) + "\" text-anchor=\"middle\">" + escape(x_label) +
+       "</text>\n";
   s += "<text transform=\"translate(20," + num((T + H - B) / 2) + ") rotate(-90)\" text-anchor=\"middle\">" +
        escape(y_label) + "</text>\n";
   double ly = T + 15;
