@@ -34,6 +34,11 @@ std::int64_t line_buffer_pixels(std::int64_t kh, std::int64_t kw, std::int64_t s
   return std::max(base, h * w - (r0 * w + c0) + fill);
 }
 
+std::int64_t line_buffer_capacity(std::int64_t kh, std::int64_t kw, std::int64_t sh, std::int64_t sw, std::int64_t ph,
+                                  std::int64_t pw, std::int64_t h, std::int64_t w) {
+  return std::max<std::int64_t>(std::min(line_buffer_pixels(kh, kw, sh, sw, ph, pw, h, w), h * w * 2), 2);
+}
+
 Cycles stage_cycles(const td::StageShape& s, const Psi& psi) {
   Cycles c;
   const std::int64_t pix_out = s.out.h * s.out.w;

@@ -12,8 +12,7 @@ LineBuffer::LineBuffer(sc_core::sc_module_name name, const WindowShape& s, std::
     : sc_module(name), shape_(s), width_(width), frames_(frames), ctx_(ctx) {
   require(s.c % width == 0, std::string(this->name()) + ": input width " + std::to_string(width) + " must divide the " +
                                 std::to_string(s.c) + " words of a pixel");
-  cap_ = std::min(arch::line_buffer_pixels(s.kh, s.kw, s.sh, s.sw, s.ph, s.pw, s.h, s.w), s.pixels() * 2);
-  cap_ = std::max<std::int64_t>(cap_, 2);
+  cap_ = capacity(s);
   const std::int64_t ho = s.out_h(), wo = s.out_w(), nw = ho * wo;
   last_needed_.resize(static_cast<std::size_t>(nw));
   std::vector<std::int64_t> first(static_cast<std::size_t>(nw));
@@ -55,6 +54,10 @@ LineBuffer::LineBuffer(sc_core::sc_module_name name, const WindowShape& s, std::
   arrival_.assign(static_cast<std::size_t>(cap_), 0);
   released_.assign(static_cast<std::size_t>(nw * (2 + (cap_ + s.pixels() - 1) / s.pixels()) + 4), 0);
   SC_THREAD(run);
+}
+
+std::int64_t LineBuffer::capacity(const WindowShape& s) {
+  return arch::line_buffer_capacity(s.kh, s.kw, s.sh, s.sw, s.ph, s.pw, s.h, s.w);
 }
 
 std::int64_t LineBuffer::last_needed(std::int64_t j) const { return last_needed_[static_cast<std::size_t>(j)]; }

@@ -43,7 +43,11 @@ void WindowCompute::run() {
       const Cycle window_in = b == 0 ? ready : 0;
       const Cycle start = std::max({end, window_in, room});
       if (beat > 0 && start > end) (window_in >= room ? stats.stall_in : stats.stall_out) += start - end;
-      if (b + 1 == blocks) lb_.release(w, start);
+      // The window's pixels are read until the last cycle of its last block;
+      // only then may the line buffer reuse their slots (the RTL showed the
+      // earlier release at the block's start let the input overwrite a pixel
+      // the MAC units were still to read).
+      if (b + 1 == blocks) lb_.release(w, start + cost - 1);
       end = start + cost;
       stats.busy += cost;
       stats.active(start);

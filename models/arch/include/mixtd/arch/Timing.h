@@ -100,6 +100,10 @@ std::int64_t window_fill_words(const td::StageShape& s);
 // LineBuffer has exactly this capacity.
 std::int64_t line_buffer_pixels(std::int64_t kh, std::int64_t kw, std::int64_t sh, std::int64_t sw, std::int64_t ph,
                                 std::int64_t pw, std::int64_t h, std::int64_t w);
+// The slots a line buffer really has (the SystemC LineBuffer and the RTL's
+// CAP): line_buffer_pixels, but never more than two frames and at least two.
+std::int64_t line_buffer_capacity(std::int64_t kh, std::int64_t kw, std::int64_t sh, std::int64_t sw, std::int64_t ph,
+                                  std::int64_t pw, std::int64_t h, std::int64_t w);
 
 // A conv stage on one frame:
 //   in      = H·W·C / p_in

@@ -4,7 +4,7 @@
 // beat) into a ring of arch::line_buffer_pixels() pixels and hands complete
 // kh×kw windows (with zero padding and stride; 1×k and k×1 windows too) to
 // the block's compute thread in raster order. A pixel's slot is reused only
-// once every window that reads it has started its last output block, so
+// once every window that reads it has been read for the last time, so
 // back-pressure from the compute side stalls the input exactly when the
 // ring is full.
 #pragma once
@@ -45,6 +45,8 @@ class LineBuffer : public sc_core::sc_module {
   // Window w no longer needs the buffer from cycle t on.
   void release(std::int64_t w, Cycle t);
 
+  // The pixels it holds (the RTL line buffer's CAP is this number).
+  static std::int64_t capacity(const WindowShape& s);
   const WindowShape& shape() const { return shape_; }
   std::int64_t capacity_pixels() const { return cap_; }
   ThreadStats stats;
