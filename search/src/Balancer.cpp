@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <queue>
 #include <utility>
 #include <vector>
@@ -69,7 +70,7 @@ bool ratio_above(double gain, double added, double best) {
 class Balancer {
  public:
   Balancer(Evaluator& ev, Objective objective)
-      : ev_(ev), objective_(objective), options_(static_cast<std::size_t>(ev.stage_count())) {}
+      : ev_(ev), objective_(objective), tables_of_(static_cast<std::size_t>(ev.stage_count())) {}
 
   void run() {
     if (objective_ == Objective::Throughput) {
@@ -130,14 +131,50 @@ class Balancer {
 
   // Every legal ψ of stage s with its cycles and resources, enumerated the
   // first time the stage is looked at.
-  const std::vector<Option>& options(int s) {
-    const auto& opts = options_[static_cast<std::size_t>(s)];
-    return opts.empty() ? enumerate(s) : opts;
+  const std::vector<Option>& options(int s) { return table(s).opts; }
+
+  // A stage's options with, per option i, a lower bound on what any option
+  // from i on takes of each resource (in either placement) and the shortest
+  // fill from i on: the scans stop early where nothing further can win.
+  struct Bound {
+    arch::Resources least;
+    std::int64_t fill = 0;
+  };
+  struct Table {
+    std::vector<Option> opts;
+    std::vector<Bound> from;  // from[i]: over opts[i..]
+  };
+  const Table& table(int s) {
+    const Table* t = tables_of_[static_cast<std::size_t>(s)];
+    return t ? *t : enumerate(s);
   }
 
-  const std::vector<Option>& enumerate(int s) {
-    auto& opts = options_[static_cast<std::size_t>(s)];
+  // What a stage's options are a function of: its shape, its instances and
+  // the FIFOs after it (instances and depths, as they are now). Stages alike
+  // in all of it (the repeated blocks of a network) share one table.
+  struct TableKey {
+    td::StageShape shape;  // all but the role
+    std::int64_t count = 0;
+    std::vector<std::pair<std::int64_t, std::int64_t>> fifos;  // per output stream: instances, depth
+    bool operator==(const TableKey& o) const {
+      const td::StageShape &a = shape, &b = o.shape;
+      return a.in_ch == b.in_ch && a.out_ch == b.out_ch && a.kh == b.kh && a.kw == b.kw && a.sh == b.sh &&
+             a.sw == b.sw && a.ph == b.ph && a.pw == b.pw && a.depthwise == b.depthwise && a.groups == b.groups &&
+             a.in == b.in && a.out == b.out && count == o.count && fifos == o.fifos;
+    }
+  };
+
+  const Table& enumerate(int s) {
     const StageSlot& slot = ev_.slot(s);
+    TableKey key{slot.shape, ev_.module_instances(slot.module), {}};
+    for (int st : ev_.module_outputs(slot.module)) key.fifos.emplace_back(ev_.stream_count(st), ev_.stream_depth(st));
+    for (std::size_t t = 0; t < table_keys_.size(); ++t)
+      if (table_keys_[t] == key) return *(tables_of_[static_cast<std::size_t>(s)] = tables_[t].get());
+    table_keys_.push_back(std::move(key));
+    tables_.push_back(std::make_unique<Table>());
+    Table& table = *tables_.back();
+    tables_of_[static_cast<std::size_t>(s)] = &table;
+    auto& opts = table.opts;
     const auto count = static_cast<double>(ev_.module_instances(slot.module));
     const bool uram = ev_.device_has_uram();
     const net::Bits& bits = ev_.bits();
@@ -231,7 +268,20 @@ class Balancer {
         o.weight_uram = w.uram * count;
       }
     }
-    return opts;
+    table.from.resize(opts.size());
+    for (std::size_t i = opts.size(); i-- > 0;) {
+      const Option& o = opts[i];
+      Bound b{{o.res.dsp, o.res.bram18 - o.weight_bram18, o.res.uram, o.res.lut, o.res.ff}, o.fill};
+      if (i + 1 < opts.size()) {
+        const Bound& n = table.from[i + 1];
+        b.least = {std::min(b.least.dsp, n.least.dsp), std::min(b.least.bram18, n.least.bram18),
+                   std::min(b.least.uram, n.least.uram), std::min(b.least.lut, n.least.lut),
+                   std::min(b.least.ff, n.least.ff)};
+        b.fill = std::min(b.fill, n.fill);
+      }
+      table.from[i] = b;
+    }
+    return table;
   }
 
   // The FIFOs after module m at output width w (at today's depths), looked
@@ -312,6 +362,23 @@ class Balancer {
     if (o.memory_choice) f(base + sc.uram_extra(o), true);
   }
 
+  // Whether every option from bound b on costs more than `cost` under sc:
+  // the bound's price is below each of theirs in exact arithmetic (prices
+  // are positive), and the margin is far beyond the roundings of either.
+  static bool costs_more(const Scan& sc, const Bound& b, double cost) {
+    const double least = priced(b.least, sc.price);
+    return least - sc.held > cost + 1e-9 * (least + sc.held);
+  }
+
+  // Whether no option from bound b on has a ratio above `best` if none
+  // gains more than `gain`: all of them then cost more than
+  // gain / best (a margin again beyond the roundings).
+  static bool beats_nothing(const Scan& sc, const Bound& b, double gain, double best) {
+    const double least = priced(b.least, sc.price), margin = 1e-9 * (least + sc.held);
+    const double added = least - sc.held - margin;
+    return added > 0 && best > 0 && gain / added < best * (1 - 1e-9);
+  }
+
   Scan scan(int s, const arch::Resources& price) const {
     const arch::Resources h = held(s);
     Scan sc;
@@ -342,11 +409,14 @@ class Balancer {
   template <typename Ok>
   Pick cheapest(int s, const arch::Resources& p, const Tried& tried, Ok ok, std::size_t begin = 0,
                 std::size_t end = SIZE_MAX, bool must_fit = true) {
-    const auto& opts = options(s);
+    const Table& tb = table(s);
+    const auto& opts = tb.opts;
     const Scan sc = scan(s, p);
     Pick best;
     double best_cost = 0;
     for (std::size_t i = begin; i < std::min(end, opts.size()); ++i) {
+      // Nothing from here on can be cheaper (looked at every few options).
+      if ((i - begin) % 8 == 0 && !best.none() && costs_more(sc, tb.from[i], best_cost)) break;
       const Option& o = opts[i];
       if (!ok(o)) continue;
       for_each_placement(sc, o, [&](double c, bool uram) {
@@ -596,7 +666,17 @@ class Balancer {
       if (!best.none()) out.emplace_back(s, psi_of(s, best));
       return;
     }
-    for (std::size_t i = first_faster(s, interval + 1); i < opts.size(); ++i) {
+    const Table& tb = table(s);
+    const std::size_t begin = first_faster(s, interval + 1);
+    for (std::size_t i = begin; i < opts.size(); ++i) {
+      // Nothing from here on can do better: no fill below own, or (every
+      // few options) no ratio above the best even at the most gain for the
+      // least cost.
+      if ((i - begin) % 8 == 0) {
+        const Bound& b = tb.from[i];
+        if (b.fill >= own) break;
+        if (!best.none() && beats_nothing(sc, b, static_cast<double>(own - b.fill), best_ratio)) break;
+      }
       const Option& o = opts[i];
       if (o.fill >= own || o.interval > interval || (e.kind == Kind::FillKeepWidth && o.width < width)) continue;
       consider(i, static_cast<double>(own - o.fill));
@@ -1060,7 +1140,9 @@ class Balancer {
 
   Evaluator& ev_;
   Objective objective_;
-  std::vector<std::vector<Option>> options_;
+  std::vector<const Table*> tables_of_;  // per stage, into tables_ (null until enumerated)
+  std::vector<std::unique_ptr<Table>> tables_;
+  std::vector<TableKey> table_keys_;
   std::vector<std::vector<int>> pools_fed_;
   std::vector<char> path_;
   std::int64_t path_stamp_ = -1;
