@@ -421,11 +421,11 @@ class Balancer {
       if (!ok(o)) continue;
       for_each_placement(sc, o, [&](double c, bool uram) {
         const Pick k{static_cast<int>(i), uram};
-        if (tried.n > 0 && tried.has(k)) return;
         const Option* b = best.none() ? nullptr : &opts[static_cast<std::size_t>(best.option)];
         const bool better = !b || c < best_cost ||
                             (c == best_cost && (o.fill < b->fill || (o.fill == b->fill && o.interval < b->interval)));
-        if (better && (!must_fit || sc.fits(o, uram))) {  // the costlier test last
+        // The costlier tests last.
+        if (better && !(tried.n > 0 && tried.has(k)) && (!must_fit || sc.fits(o, uram))) {
           best = k;
           best_cost = c;
         }

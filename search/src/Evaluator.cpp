@@ -323,6 +323,7 @@ void Evaluator::set_all(const std::vector<arch::Psi>& psis) {
 void Evaluator::propagate(int first, int last) {
   int last_dirty = last;
   touched_.clear();
+  interval_moved_.clear();
   for (int m : moved_) cycles_moved_[at(m)] = 0;
   moved_.clear();
   for (int m : widened_) width_moved_[at(m)] = 0;
@@ -500,12 +501,23 @@ void Evaluator::recompute_interval() {
   tree_.assign(2 * leaves, -1);
   for (std::size_t i = 0; i < mods_.size(); ++i) tree_[leaves + i] = static_cast<int>(i);
   for (std::size_t n = leaves; n-- > 1;) tree_[n] = slower(tree_[2 * n], tree_[2 * n + 1]);
+  interval_moved_.clear();
   read_top();
 }
 
 void Evaluator::update_interval() {
-  tree_refresh(touched_);
+  refresh_moved_intervals();
   read_top();
+}
+
+// Only the modules whose interval moved can change the tree.
+void Evaluator::refresh_moved_intervals() {
+  if (interval_moved_.empty()) return;
+  if (!std::is_sorted(interval_moved_.begin(), interval_moved_.end())) {
+    std::sort(interval_moved_.begin(), interval_moved_.end());
+  }
+  interval_moved_.erase(std::unique(interval_moved_.begin(), interval_moved_.end()), interval_moved_.end());
+  tree_refresh(interval_moved_);
 }
 
 void Evaluator::tree_refresh(const std::vector<int>& changed) {
@@ -578,7 +590,9 @@ void Evaluator::sync_hot(int m) {
       moved_.push_back(m);
     }
   }
-  hot_[at(m)] = {c, c.interval()};
+  const std::int64_t interval = c.interval();
+  if (hot_[at(m)].interval != interval) interval_moved_.push_back(m);
+  hot_[at(m)] = {c, interval};
 }
 
 void Evaluator::save_module(int m) {
@@ -613,7 +627,7 @@ void Evaluator::begin_trial() {
 void Evaluator::rollback() {
   require(depth_ > 0, "internal: rollback without a trial");
   Savepoint& t = trials_[depth_ - 1];
-  rolled_back_.clear();
+  interval_moved_.clear();
   for (std::size_t i = mod_log_.size(); i-- > t.mods;) {
     const ModState& st = mod_log_[i];
     Mod& e = mods_[at(st.m)];
@@ -621,10 +635,8 @@ void Evaluator::rollback() {
     e.cycles = st.cycles;
     e.res = st.res;
     sync_hot(st.m);
-    rolled_back_.push_back(st.m);
   }
-  std::sort(rolled_back_.begin(), rolled_back_.end());
-  tree_refresh(rolled_back_);
+  refresh_moved_intervals();
   for (std::size_t i = str_log_.size(); i-- > t.strs;) {
     const StrState& st = str_log_[i];
     Str& e = strs_[at(st.s)];

@@ -184,7 +184,9 @@ class Evaluator {
   void tree_refresh(const std::vector<int>& changed);
   std::vector<std::uint32_t> tree_mark_;  // per module: tree_pass_ if in `changed`
   std::uint32_t tree_pass_ = 0;
-  std::vector<int> tree_level_, tree_next_, rolled_back_;
+  std::vector<int> tree_level_, tree_next_;
+  std::vector<int> interval_moved_;  // modules whose interval sync_hot() saw move since the last refresh
+  void refresh_moved_intervals();    // tree_refresh() over interval_moved_
   // fifo_resources(depth, width) per FIFO, memoised (direct-mapped): every
   // skip-FIFO depth a change moves would otherwise place a memory anew.
   struct FifoMemo {
