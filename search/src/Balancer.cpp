@@ -1113,8 +1113,9 @@ class Balancer {
       best = {};
     };
     // A downgrade that frees none of what is lacking has no positive share
-    // (it adds nothing, or takes more): skip it at once. (The stage it
-    // belongs to still ends the previous stage's run, as below.)
+    // (it adds nothing, or takes more): skip it at once. (Skipping it before
+    // the flush below changes nothing: the downgrades come grouped by
+    // stage, so the previous stage's best is flushed at the next one kept.)
     const unsigned lacking = positive_parts(deficit);
     for (const Downgrade& d : downs) {
       if ((d.frees & lacking) == 0 || d.stage == gainer) continue;
