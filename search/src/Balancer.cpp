@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <queue>
 #include <utility>
 #include <vector>
@@ -20,13 +21,14 @@ namespace {
 // (`in_uram()`), and the prices decide between them at every scan, as
 // between unrollings. (One option with two placements rather than two
 // options: the scans, the solver's main cost, stay half as long.)
-struct Option {
-  arch::Psi psi;  // weight_memory: Bram where it is a choice, else Auto
+// (What every scan reads comes first, in one cache line.)
+struct alignas(64) Option {
   std::int64_t interval = 0, fill = 0, width = 0;
   arch::Resources res;
   bool memory_choice = false;
   double weight_bram18 = 0;  // of res, the weights' (all instances)
   double weight_uram = 0;    // the same weights in URAM
+  arch::Psi psi;             // weight_memory: Bram where it is a choice, else Auto
   arch::Resources in_uram() const {
     arch::Resources r = res;
     r.bram18 -= weight_bram18;
@@ -52,10 +54,23 @@ constexpr double kFree = 1e30;
 // (Free moves rank among themselves by gain; 1e30 + gain would round it away.)
 double ratio(double gain, double added) { return added <= 0 ? kFree * (1 + 1e-12 * gain) : gain / added; }
 
+// Whether ratio(gain, added) > best, for gain > 0 and best > 0, mostly
+// without the division: where gain is clearly above or below best · added
+// (a relative margin of 1e-15, far beyond the roundings of the product and
+// of the quotient) the answer is the same as the quotient's, and only the
+// rare close call divides.
+bool ratio_above(double gain, double added, double best) {
+  if (added <= 0) return ratio(gain, added) > best;
+  const double product = best * added;
+  if (gain > product * (1 + 1e-15)) return true;
+  if (gain < product * (1 - 1e-15)) return false;
+  return gain / added > best;
+}
+
 class Balancer {
  public:
   Balancer(Evaluator& ev, Objective objective)
-      : ev_(ev), objective_(objective), options_(static_cast<std::size_t>(ev.stage_count())) {}
+      : ev_(ev), objective_(objective), tables_of_(static_cast<std::size_t>(ev.stage_count())) {}
 
   void run() {
     if (objective_ == Objective::Throughput) {
@@ -100,8 +115,8 @@ class Balancer {
 
  private:
   static constexpr int kRefineRounds = 4;
-  static constexpr int kTriesPerStep = 3;  // alternatives tried before a module counts as saturated
-  static constexpr double kLevelReach = 0.4;  // how far one interval move may look ahead
+  static constexpr int kTriesPerStep = 3;             // alternatives tried before a module counts as saturated
+  static constexpr double kLevelReach = 0.4;          // how far one interval move may look ahead
   static constexpr std::size_t kExchangeGainers = 8;  // moves an exchange tries to pay for
 
   void greedy() {
@@ -116,54 +131,163 @@ class Balancer {
 
   // Every legal ψ of stage s with its cycles and resources, enumerated the
   // first time the stage is looked at.
-  const std::vector<Option>& options(int s) {
-    auto& opts = options_[static_cast<std::size_t>(s)];
-    if (!opts.empty()) return opts;
+  const std::vector<Option>& options(int s) { return table(s).opts; }
+
+  // A stage's options with, per option i, a lower bound on what any option
+  // from i on takes of each resource (in either placement) and the shortest
+  // fill from i on: the scans stop early where nothing further can win.
+  struct Bound {
+    arch::Resources least;
+    std::int64_t fill = 0;
+  };
+  struct Table {
+    std::vector<Option> opts;
+    std::vector<Bound> from;  // from[i]: over opts[i..]
+  };
+  const Table& table(int s) {
+    const Table* t = tables_of_[static_cast<std::size_t>(s)];
+    return t ? *t : enumerate(s);
+  }
+
+  // What a stage's options are a function of: its shape, its instances and
+  // the FIFOs after it (instances and depths, as they are now). Stages alike
+  // in all of it (the repeated blocks of a network) share one table.
+  struct TableKey {
+    td::StageShape shape;  // all but the role
+    std::int64_t count = 0;
+    std::vector<std::pair<std::int64_t, std::int64_t>> fifos;  // per output stream: instances, depth
+    bool operator==(const TableKey& o) const {
+      const td::StageShape &a = shape, &b = o.shape;
+      return a.in_ch == b.in_ch && a.out_ch == b.out_ch && a.kh == b.kh && a.kw == b.kw && a.sh == b.sh &&
+             a.sw == b.sw && a.ph == b.ph && a.pw == b.pw && a.depthwise == b.depthwise && a.groups == b.groups &&
+             a.in == b.in && a.out == b.out && count == o.count && fifos == o.fifos;
+    }
+  };
+
+  const Table& enumerate(int s) {
     const StageSlot& slot = ev_.slot(s);
+    TableKey key{slot.shape, ev_.module_instances(slot.module), {}};
+    for (int st : ev_.module_outputs(slot.module)) key.fifos.emplace_back(ev_.stream_count(st), ev_.stream_depth(st));
+    for (std::size_t t = 0; t < table_keys_.size(); ++t)
+      if (table_keys_[t] == key) return *(tables_of_[static_cast<std::size_t>(s)] = tables_[t].get());
+    table_keys_.push_back(std::move(key));
+    tables_.push_back(std::make_unique<Table>());
+    Table& table = *tables_.back();
+    tables_of_[static_cast<std::size_t>(s)] = &table;
+    auto& opts = table.opts;
     const auto count = static_cast<double>(ev_.module_instances(slot.module));
-    std::vector<std::pair<std::int64_t, arch::Resources>> fifos;  // by output width
-    std::vector<Option> all;
-    all.reserve(slot.p_in.size() * slot.fine.size() * std::max<std::size_t>(1, slot.p_out.size()));
     const bool uram = ev_.device_has_uram();
-    for (std::int64_t pi : slot.p_in)
-      for (std::int64_t pf : slot.fine) {
+    const net::Bits& bits = ev_.bits();
+    // Every unrolling's cycles first, in enumeration order (p_in, fine,
+    // p_out); then the options built in their final order, slowest first, so
+    // that "faster than x" is a suffix (equal intervals keep their
+    // enumeration order).
+    struct Unrolling {
+      arch::Psi psi;
+      std::int64_t interval, fill, mults;
+      std::uint32_t p_in_index, weights = 0;
+    };
+    std::vector<Unrolling> all;
+    all.reserve(slot.p_in.size() * slot.fine.size() * std::max<std::size_t>(1, slot.p_out.size()));
+    // stage_cycles() from its parts, each computed once per value.
+    std::vector<arch::StageOutTerms> out_terms;
+    for (std::int64_t po : slot.p_out) out_terms.push_back(arch::stage_out_terms(slot.shape, po));
+    std::vector<std::int64_t> fine_terms;
+    for (std::int64_t pf : slot.fine) fine_terms.push_back(arch::stage_fine_terms(slot.shape, pf));
+    for (std::size_t a = 0; a < slot.p_in.size(); ++a) {
+      const std::int64_t pi = slot.p_in[a];
+      const arch::StageInTerms in_terms = arch::stage_in_terms(slot.shape, pi);
+      const arch::StageOutTerms own_out_terms[1] = {arch::stage_out_terms(slot.shape, pi)};
+      for (std::size_t f = 0; f < slot.fine.size(); ++f) {
+        const std::int64_t pf = slot.fine[f];
         const std::int64_t own_out[1] = {pi};  // depthwise: p_out follows p_in
         const std::int64_t* outs = slot.depthwise() ? own_out : slot.p_out.data();
+        const arch::StageOutTerms* outs_terms = slot.depthwise() ? own_out_terms : out_terms.data();
         const std::size_t n_out = slot.depthwise() ? 1 : slot.p_out.size();
         for (std::size_t k = 0; k < n_out; ++k) {
-          const std::int64_t po = outs[k];
-          Option o;
-          o.psi = {pi, po, pf};
-          const arch::Cycles c = arch::stage_cycles(slot.shape, o.psi);
-          o.interval = c.interval();
-          o.fill = c.fill;
-          o.width = slot.depthwise() ? pi : po;
-          const arch::Resources fifo = output_fifos(slot.module, o.width, fifos);
-          o.memory_choice = arch::weight_memory_is_a_choice(slot.shape, o.psi, ev_.bits(), uram);
-          if (o.memory_choice) o.psi.weight_memory = arch::WeightMemory::Bram;
-          const arch::StageResources r = arch::stage_resources(slot.shape, o.psi, ev_.bits(), uram);
-          o.res = r.total.scaled(count) + fifo;
-          if (o.memory_choice) {
-            o.weight_bram18 = r.weights.cost.bram18 * count;
-            o.weight_uram = arch::with_weight_memory(r, arch::WeightMemory::Uram, uram).weights.cost.uram * count;
-          }
-          all.push_back(o);
+          const arch::Psi psi{pi, outs[k], pf};
+          const arch::Cycles c = arch::stage_cycles(slot.shape, in_terms, outs_terms[k], fine_terms[f]);
+          all.push_back(
+              {psi, c.interval(), c.fill, arch::stage_multipliers(slot.shape, psi), static_cast<std::uint32_t>(a)});
         }
       }
-    // Slowest first, so that "faster than x" is a suffix; equal intervals
-    // keep their enumeration order. (Sorting keys, not the options, is the
-    // cheaper way to get there.)
+    }
     std::vector<std::pair<std::int64_t, std::uint32_t>> order(all.size());
     for (std::size_t i = 0; i < all.size(); ++i) order[i] = {-all[i].interval, static_cast<std::uint32_t>(i)};
     std::sort(order.begin(), order.end());
+    // The line buffers depend on ψ only through p_in, the weight memory
+    // only through the multipliers: each placed once (the weights in both
+    // kinds where that is a choice).
+    std::vector<arch::Memory> line_buffers(slot.p_in.size());
+    std::vector<char> have_line_buffer(slot.p_in.size(), 0);
+    struct Weights {
+      bool placed_yet = false;
+      bool choice = false;
+      arch::Memory placed;  // in BRAM18 where it is a choice
+      double uram = 0;      // URAM it takes there
+    };
+    std::vector<std::pair<std::int64_t, std::uint32_t>> by_mults(all.size());
+    for (std::size_t i = 0; i < all.size(); ++i) by_mults[i] = {all[i].mults, static_cast<std::uint32_t>(i)};
+    std::sort(by_mults.begin(), by_mults.end());
+    std::uint32_t distinct = 0;
+    for (std::size_t k = 0; k < by_mults.size(); ++k) {
+      if (k > 0 && by_mults[k].first != by_mults[k - 1].first) ++distinct;
+      all[by_mults[k].second].weights = distinct;
+    }
+    std::vector<Weights> weights(all.empty() ? 0 : distinct + 1);
+    std::vector<std::pair<std::int64_t, arch::Resources>> fifos;  // by output width
     opts.reserve(all.size());
-    for (const auto& [key, i] : order) opts.push_back(all[i]);
-    return opts;
+    for (const auto& [key, i] : order) {
+      const Unrolling& u = all[i];
+      Option& o = opts.emplace_back();
+      o.psi = u.psi;
+      o.interval = u.interval;
+      o.fill = u.fill;
+      o.width = slot.depthwise() ? u.psi.p_in : u.psi.p_out;
+      Weights& w = weights[u.weights];
+      if (!w.placed_yet) {
+        w.placed_yet = true;
+        arch::Psi p = u.psi;
+        w.choice = arch::weight_memory_is_a_choice(slot.shape, p, bits, uram);
+        if (w.choice) p.weight_memory = arch::WeightMemory::Bram;
+        const arch::StageResources r = arch::stage_resources(slot.shape, p, bits, uram);
+        w.placed = r.weights;
+        if (w.choice) w.uram = arch::with_weight_memory(r, arch::WeightMemory::Uram, uram).weights.cost.uram;
+      }
+      if (!have_line_buffer[u.p_in_index]) {
+        line_buffers[u.p_in_index] = arch::stage_line_buffer(slot.shape, u.psi.p_in, bits);
+        have_line_buffer[u.p_in_index] = 1;
+      }
+      o.memory_choice = w.choice;
+      if (o.memory_choice) o.psi.weight_memory = arch::WeightMemory::Bram;
+      const arch::StageResources r =
+          arch::stage_resources(slot.shape, o.psi, bits, w.placed, line_buffers[u.p_in_index]);
+      o.res = r.total.scaled(count) + output_fifos(slot.module, o.width, fifos);
+      if (o.memory_choice) {
+        o.weight_bram18 = r.weights.cost.bram18 * count;
+        o.weight_uram = w.uram * count;
+      }
+    }
+    table.from.resize(opts.size());
+    for (std::size_t i = opts.size(); i-- > 0;) {
+      const Option& o = opts[i];
+      Bound b{{o.res.dsp, o.res.bram18 - o.weight_bram18, o.res.uram, o.res.lut, o.res.ff}, o.fill};
+      if (i + 1 < opts.size()) {
+        const Bound& n = table.from[i + 1];
+        b.least = {std::min(b.least.dsp, n.least.dsp), std::min(b.least.bram18, n.least.bram18),
+                   std::min(b.least.uram, n.least.uram), std::min(b.least.lut, n.least.lut),
+                   std::min(b.least.ff, n.least.ff)};
+        b.fill = std::min(b.fill, n.fill);
+      }
+      table.from[i] = b;
+    }
+    return table;
   }
 
   // The FIFOs after module m at output width w (at today's depths), looked
   // up in `cache` first: many options share a width.
-  arch::Resources output_fifos(int m, std::int64_t w, std::vector<std::pair<std::int64_t, arch::Resources>>& cache) const {
+  arch::Resources output_fifos(int m, std::int64_t w,
+                               std::vector<std::pair<std::int64_t, arch::Resources>>& cache) const {
     for (const auto& [width, r] : cache)
       if (width == w) return r;
     arch::Resources r;
@@ -238,6 +362,23 @@ class Balancer {
     if (o.memory_choice) f(base + sc.uram_extra(o), true);
   }
 
+  // Whether every option from bound b on costs more than `cost` under sc:
+  // the bound's price is below each of theirs in exact arithmetic (prices
+  // are positive), and the margin is far beyond the roundings of either.
+  static bool costs_more(const Scan& sc, const Bound& b, double cost) {
+    const double least = priced(b.least, sc.price);
+    return least - sc.held > cost + 1e-9 * (least + sc.held);
+  }
+
+  // Whether no option from bound b on has a ratio above `best` if none
+  // gains more than `gain`: all of them then cost more than
+  // gain / best (a margin again beyond the roundings).
+  static bool beats_nothing(const Scan& sc, const Bound& b, double gain, double best) {
+    const double least = priced(b.least, sc.price), margin = 1e-9 * (least + sc.held);
+    const double added = least - sc.held - margin;
+    return added > 0 && best > 0 && gain / added < best * (1 - 1e-9);
+  }
+
   Scan scan(int s, const arch::Resources& price) const {
     const arch::Resources h = held(s);
     Scan sc;
@@ -249,7 +390,8 @@ class Balancer {
 
   double added_cost(int s, Pick k, const arch::Resources& p) { return scan(s, p).added(option(s, k.option), k.uram); }
 
-  std::int64_t own_fill(int s) const { return arch::stage_cycles(ev_.slot(s).shape, ev_.psi(s)).fill; }
+  // Stage s's own fill at its ψ (the evaluator holds its cycles).
+  std::int64_t own_fill(int s) const { return ev_.module_cycles(ev_.slot(s).module).fill; }
 
   // The picks already tried for one step (at most kTriesPerStep).
   struct Tried {
@@ -267,20 +409,23 @@ class Balancer {
   template <typename Ok>
   Pick cheapest(int s, const arch::Resources& p, const Tried& tried, Ok ok, std::size_t begin = 0,
                 std::size_t end = SIZE_MAX, bool must_fit = true) {
-    const auto& opts = options(s);
+    const Table& tb = table(s);
+    const auto& opts = tb.opts;
     const Scan sc = scan(s, p);
     Pick best;
     double best_cost = 0;
     for (std::size_t i = begin; i < std::min(end, opts.size()); ++i) {
+      // Nothing from here on can be cheaper (looked at every few options).
+      if ((i - begin) % 8 == 0 && !best.none() && costs_more(sc, tb.from[i], best_cost)) break;
       const Option& o = opts[i];
       if (!ok(o)) continue;
       for_each_placement(sc, o, [&](double c, bool uram) {
         const Pick k{static_cast<int>(i), uram};
-        if (tried.n > 0 && tried.has(k)) return;
         const Option* b = best.none() ? nullptr : &opts[static_cast<std::size_t>(best.option)];
         const bool better = !b || c < best_cost ||
                             (c == best_cost && (o.fill < b->fill || (o.fill == b->fill && o.interval < b->interval)));
-        if (better && (!must_fit || sc.fits(o, uram))) {  // the costlier test last
+        // The costlier tests last.
+        if (better && !(tried.n > 0 && tried.has(k)) && (!must_fit || sc.fits(o, uram))) {
           best = k;
           best_cost = c;
         }
@@ -300,8 +445,12 @@ class Balancer {
 
   // --- Applying and undoing -------------------------------------------------
 
-  void apply(const Change& c) {
-    for (const auto& [s, p] : c) ev_.set_psi(s, p);
+  void apply(const Change& c) { ev_.set_psis(c); }
+
+  // A one-stage change in a buffer kept for it (no allocation per trial).
+  const Change& one(int s, const arch::Psi& p) {
+    one_.assign(1, {s, p});
+    return one_;
   }
 
   // Applies c; keeps it if the design fits and `accept` holds, else undoes it.
@@ -339,7 +488,7 @@ class Balancer {
       if (i.none()) i = cheapest(s, p, tried, faster_than_now, near);
       if (i.none()) break;
       tried.add(i);
-      if (try_keep({{s, psi_of(s, i)}}, accept)) return true;
+      if (try_keep(one(s, psi_of(s, i)), accept)) return true;
     }
     // Nothing fits as the weights lie: the cheapest faster step with every
     // weight memory re-placed.
@@ -436,7 +585,7 @@ class Balancer {
         if (i.none()) break;
         tried.add(i);
         if (k == 0) all.emplace_back(s, psi_of(s, i));
-        if (try_keep({{s, psi_of(s, i)}}, faster)) return true;
+        if (try_keep(one(s, psi_of(s, i)), faster)) return true;
       }
     }
     return all.size() > 1 && try_keep(all, faster);
@@ -484,9 +633,11 @@ class Balancer {
     return k == arch::ModuleKind::MaxPool || k == arch::ModuleKind::AvgPool || k == arch::ModuleKind::GlobalAvgPool;
   }
 
-  // The Fill or Widen change an entry proposes on the current design;
-  // empty if none.
-  Change propose(const Entry& e) {
+  // The Fill or Widen change an entry proposes on the current design, into
+  // `out` (its buffer reused: this runs for every measurement); empty if
+  // none.
+  void propose(const Entry& e, Change& out) {
+    out.clear();
     const arch::Resources p = prices();
     const std::int64_t interval = ev_.interval();
     const int s = e.stage;
@@ -499,10 +650,9 @@ class Balancer {
     auto consider = [&](std::size_t i, double gain) {
       if (gain <= 0) return;
       for_each_placement(sc, opts[i], [&](double added, bool uram) {
-        const double r = ratio(gain, added);
-        if ((best.none() || r > best_ratio) && sc.fits(opts[i], uram)) {
+        if ((best.none() || ratio_above(gain, added, best_ratio)) && sc.fits(opts[i], uram)) {
           best = {static_cast<int>(i), uram};
-          best_ratio = r;
+          best_ratio = ratio(gain, added);
         }
       });
     };
@@ -513,16 +663,25 @@ class Balancer {
         if (o.width <= width || o.interval > interval) continue;
         consider(i, widen_gain(e.module, s, o, own, on_path));
       }
-      if (best.none()) return {};
-      return {{s, psi_of(s, best)}};
+      if (!best.none()) out.emplace_back(s, psi_of(s, best));
+      return;
     }
-    for (std::size_t i = first_faster(s, interval + 1); i < opts.size(); ++i) {
+    const Table& tb = table(s);
+    const std::size_t begin = first_faster(s, interval + 1);
+    for (std::size_t i = begin; i < opts.size(); ++i) {
+      // Nothing from here on can do better: no fill below own, or (every
+      // few options) no ratio above the best even at the most gain for the
+      // least cost.
+      if ((i - begin) % 8 == 0) {
+        const Bound& b = tb.from[i];
+        if (b.fill >= own) break;
+        if (!best.none() && beats_nothing(sc, b, static_cast<double>(own - b.fill), best_ratio)) break;
+      }
       const Option& o = opts[i];
       if (o.fill >= own || o.interval > interval || (e.kind == Kind::FillKeepWidth && o.width < width)) continue;
       consider(i, static_cast<double>(own - o.fill));
     }
-    if (best.none()) return {};
-    return {{s, psi_of(s, best)}};
+    if (!best.none()) out.emplace_back(s, psi_of(s, best));
   }
 
   // Estimated latency drop if stage s moves to option o to widen pool m:
@@ -538,8 +697,8 @@ class Balancer {
   std::int64_t pool_fill_if(int m, int s, std::int64_t w) {
     // A direct-mapped table stamped with the evaluation count: no
     // allocation, and a change of design empties it at once.
-    const auto key = (static_cast<std::uint64_t>(m) << 44) ^ (static_cast<std::uint64_t>(s) << 24) ^
-                     static_cast<std::uint64_t>(w);
+    const auto key =
+        (static_cast<std::uint64_t>(m) << 44) ^ (static_cast<std::uint64_t>(s) << 24) ^ static_cast<std::uint64_t>(w);
     Memo& slot = memo_[(key * 0x9e3779b97f4a7c15ULL) >> (64 - kMemoBits)];
     if (slot.stamp != ev_.evaluations() || slot.key != key) {
       slot = {key, ev_.evaluations(), ev_.pool_fill_at(m, ev_.width_in_if(m, s, w))};
@@ -576,33 +735,36 @@ class Balancer {
     const std::int64_t latency = ev_.latency_cycles(), interval = ev_.interval();
     const arch::Resources p = prices();
     const double base = priced(ev_.total(), p);
-    auto gain_ratio = [&] {
-      if (!ev_.fits() || ev_.interval() > interval || ev_.latency_cycles() >= latency) return 0.0;
-      return ratio(static_cast<double>(latency - ev_.latency_cycles()), priced(ev_.total(), p) - base);
+    // The gain ratio of a design state (of the evaluator now, or one
+    // recorded in the level chain).
+    auto ratio_of = [&](bool fits, std::int64_t iv, std::int64_t lat, const arch::Resources& total) {
+      if (!fits || iv > interval || lat >= latency) return 0.0;
+      return ratio(static_cast<double>(latency - lat), priced(total, p) - base);
     };
+    auto gain_ratio = [&] { return ratio_of(ev_.fits(), ev_.interval(), ev_.latency_cycles(), ev_.total()); };
     if (e.kind == Kind::Level) {
       ev_.begin_trial();
-      measure_level(e, interval, gain_ratio);
+      measure_level(e, interval, ratio_of);
       ev_.rollback();
       return;
     }
-    e.change = propose(e);
+    propose(e, e.change);
     if (e.change.empty()) return;
     e.ratio = trial_value(e.change, gain_ratio);
     // A narrower output may slow or lengthen what follows: then the best
     // change that keeps the width may be worth more.
     if (e.kind == Kind::Fill && ev_.module_width_out(ev_.slot(e.stage).module) > e.change[0].second.p_out &&
         !ev_.slot(e.stage).depthwise()) {
-      Entry keep;
+      Entry& keep = keep_;
       keep.kind = Kind::FillKeepWidth;
       keep.stage = e.stage;
       keep.module = e.module;
-      keep.change = propose(keep);
+      propose(keep, keep.change);
       if (keep.change.empty()) return;
       const double r = trial_value(keep.change, gain_ratio);
       if (r > e.ratio) {
         e.ratio = r;
-        e.change = std::move(keep.change);
+        std::swap(e.change, keep.change);
       }
     }
   }
@@ -613,21 +775,74 @@ class Balancer {
   // sit just below one another after balancing) while a few together
   // unlock a real drop, so single steps alone would undervalue them
   // against fill moves.
-  template <typename GainRatio>
-  void measure_level(Entry& e, std::int64_t interval, GainRatio gain_ratio) {
-    Change steps;
-    journal_ = &steps;
+  //
+  // The steps are kept (level_): balancing is a function of the design, so
+  // after the greedy takes a prefix of them, the next level measurement
+  // starts with the rest, from the state they were measured in. It only
+  // re-values them (each step's state is recorded) and balances further if
+  // the lower interval now reaches further. Any other move taken starts the
+  // chain anew.
+  struct LevelStep {
+    std::size_t end = 0;  // journal entries up to and including this step
+    bool fits = true;
+    std::int64_t interval = 0, latency = 0;
+    arch::Resources total;
+  };
+  struct LevelChain {
+    bool valid = false;
+    bool saturated = false;  // the bottleneck could not improve after the last step
+    Change journal;          // every step's changes, in order
+    std::vector<LevelStep> steps;
+    std::size_t taken = 0;  // journal entries the design has taken (a step's end)
+  };
+
+  template <typename RatioOf>
+  void measure_level(Entry& e, std::int64_t interval, RatioOf ratio_of) {
+    LevelChain& c = level_;
+    if (!c.valid) {
+      c = LevelChain{};
+      c.valid = true;
+    }
     const auto reach = static_cast<std::int64_t>(static_cast<double>(interval) * (1.0 - kLevelReach));
-    std::size_t best_len = 0;
-    while (ev_.interval() > reach && improve(ev_.bottleneck())) {
-      const double r = gain_ratio();
+    std::size_t best_end = c.taken;
+    auto value = [&](const LevelStep& st) {
+      const double r = ratio_of(st.fits, st.interval, st.latency, st.total);
       if (r > e.ratio) {
         e.ratio = r;
-        best_len = steps.size();
+        best_end = st.end;
       }
+    };
+    // The recorded steps after what the design took: balancing from here
+    // takes them again, while the interval before each is above the reach.
+    std::size_t k = 0;
+    while (k < c.steps.size() && c.steps[k].end <= c.taken) ++k;
+    std::int64_t before = ev_.interval();
+    bool stopped = false;
+    for (; k < c.steps.size(); ++k) {
+      if (before <= reach) {
+        stopped = true;
+        break;
+      }
+      value(c.steps[k]);
+      before = c.steps[k].interval;
     }
-    journal_ = nullptr;
-    e.change.assign(steps.begin(), steps.begin() + static_cast<std::ptrdiff_t>(best_len));
+    if (!stopped && !c.saturated && before > reach) {
+      // Balance further from the last recorded state.
+      if (c.journal.size() > c.taken)
+        apply(Change(c.journal.begin() + static_cast<std::ptrdiff_t>(c.taken), c.journal.end()));
+      journal_ = &c.journal;
+      while (ev_.interval() > reach) {
+        if (!improve(ev_.bottleneck())) {
+          c.saturated = true;
+          break;
+        }
+        c.steps.push_back({c.journal.size(), ev_.fits(), ev_.interval(), ev_.latency_cycles(), ev_.total()});
+        value(c.steps.back());
+      }
+      journal_ = nullptr;
+    }
+    e.change.assign(c.journal.begin() + static_cast<std::ptrdiff_t>(c.taken),
+                    c.journal.begin() + static_cast<std::ptrdiff_t>(best_end));
   }
 
   // The queue orders entries (kept in `entries`, so that their changes are
@@ -643,6 +858,7 @@ class Balancer {
   };
 
   void balance_latency() {
+    level_.valid = false;
     std::vector<Entry> entries;
     auto add = [&](Kind k, int s, int m) {
       Entry e;
@@ -674,6 +890,11 @@ class Balancer {
       }
       if (e.ratio <= 0) break;  // the best move there is gains nothing
       apply(e.change);
+      if (e.kind == Kind::Level) {
+        level_.taken += e.change.size();
+      } else {
+        level_.valid = false;
+      }
       ++epoch_;
       e.change.clear();
       push(i);  // its stage's (or the level's) next move, ratio as the estimate
@@ -774,16 +995,23 @@ class Balancer {
   bool exchange() {
     const std::int64_t latency = ev_.latency_cycles(), interval = ev_.interval();
     const std::vector<char> path = on_fill_path();
-    const std::vector<Downgrade> downs = downgrades(path, interval);
+    // The downgrades are only needed once a gainer lacks resources.
+    std::vector<Downgrade> downs;
+    bool have_downs = false;
     for (const Gainer& gainer : gainers(path)) {
       const int g = gainer.stage;
       const Change change = {{g, psi_of(g, gainer.pick)}};
       // What the gainer lacks, per resource.
       const arch::Resources after = ev_.total() + res_of(g, gainer.pick) + held(g).scaled(-1.0);
-      arch::Resources deficit{std::max(0.0, after.dsp - ev_.budget().dsp), std::max(0.0, after.bram18 - ev_.budget().bram18),
-                              std::max(0.0, after.uram - ev_.budget().uram), std::max(0.0, after.lut - ev_.budget().lut),
-                              std::max(0.0, after.ff - ev_.budget().ff)};
+      arch::Resources deficit{std::max(0.0, after.dsp - ev_.budget().dsp),
+                              std::max(0.0, after.bram18 - ev_.budget().bram18),
+                              std::max(0.0, after.uram - ev_.budget().uram),
+                              std::max(0.0, after.lut - ev_.budget().lut), std::max(0.0, after.ff - ev_.budget().ff)};
       if (priced(deficit, {1, 1, 1, 1, 1}) <= 0) continue;  // it fits: the greedy judged it worthless
+      if (!have_downs) {
+        downs = downgrades(path, interval);
+        have_downs = true;
+      }
       const Payers payers = find_payers(g, deficit, downs);
       auto accept = [&] { return ev_.interval() <= interval && ev_.latency_cycles() < latency; };
       // Pay with one stage that covers it all, the least lost first ...
@@ -833,10 +1061,17 @@ class Balancer {
     Pick pick;
     arch::Resources freed;
     double lost = 0;
+    unsigned frees = 0;  // bit per resource (dsp, bram18, uram, lut, ff) it frees some of
   };
+
+  static unsigned positive_parts(const arch::Resources& r) {
+    return (r.dsp > 0 ? 1u : 0u) | (r.bram18 > 0 ? 2u : 0u) | (r.uram > 0 ? 4u : 0u) | (r.lut > 0 ? 8u : 0u) |
+           (r.ff > 0 ? 16u : 0u);
+  }
 
   std::vector<Downgrade> downgrades(const std::vector<char>& path, std::int64_t interval) {
     std::vector<Downgrade> out;
+    out.reserve(4096);
     for (int t = 0; t < ev_.stage_count(); ++t) {
       const arch::Resources h = held(t);
       const std::int64_t own = own_fill(t), width = ev_.module_width_out(ev_.slot(t).module);
@@ -859,7 +1094,7 @@ class Balancer {
                 lost += static_cast<double>(pool_fill_if(m, t, o.width) - ev_.pool_fill_at(m, ev_.module_width_in(m)));
             lost += 1e-3;
           }
-          out.push_back({t, k, freed, lost});
+          out.push_back({t, k, freed, lost, positive_parts(freed)});
         }
       }
     }
@@ -869,19 +1104,29 @@ class Balancer {
   // The downgrades (of stages other than the gainer) that pay the deficit.
   Payers find_payers(int gainer, const arch::Resources& deficit, const std::vector<Downgrade>& downs) const {
     auto share = [](double freed, double need) { return need > 0 ? std::min(freed, need) / need : 0.0; };
-    const double parts = (deficit.dsp > 0) + (deficit.bram18 > 0) + (deficit.uram > 0) + (deficit.lut > 0) + (deficit.ff > 0);
+    const double parts =
+        (deficit.dsp > 0) + (deficit.bram18 > 0) + (deficit.uram > 0) + (deficit.lut > 0) + (deficit.ff > 0);
     Payers out;
     Payer best;  // of the stage being looked at
     auto flush = [&] {
       if (best.stage >= 0) out.shares.push_back(best);
       best = {};
     };
+    // A downgrade that frees none of what is lacking has no positive share
+    // (it adds nothing, or takes more): skip it at once. (Skipping it before
+    // the flush below changes nothing: the downgrades come grouped by
+    // stage, so the previous stage's best is flushed at the next one kept.)
+    const unsigned lacking = positive_parts(deficit);
     for (const Downgrade& d : downs) {
-      if (d.stage == gainer) continue;
+      if ((d.frees & lacking) == 0 || d.stage == gainer) continue;
       if (d.stage != best.stage) flush();
-      const double freed = share(d.freed.dsp, deficit.dsp) + share(d.freed.bram18, deficit.bram18) +
-                           share(d.freed.uram, deficit.uram) + share(d.freed.lut, deficit.lut) +
-                           share(d.freed.ff, deficit.ff);
+      // The shares of what is not lacking are 0 (and 0 added changes no sum).
+      double freed = 0;
+      if (lacking & 1u) freed += share(d.freed.dsp, deficit.dsp);
+      if (lacking & 2u) freed += share(d.freed.bram18, deficit.bram18);
+      if (lacking & 4u) freed += share(d.freed.uram, deficit.uram);
+      if (lacking & 8u) freed += share(d.freed.lut, deficit.lut);
+      if (lacking & 16u) freed += share(d.freed.ff, deficit.ff);
       if (freed <= 0) continue;
       const double score = d.lost / freed;
       if (best.stage < 0 || score < best.score) best = {d.stage, d.pick, score};
@@ -889,13 +1134,16 @@ class Balancer {
         out.alone = {d.stage, d.pick, d.lost};
     }
     flush();
-    std::stable_sort(out.shares.begin(), out.shares.end(), [](const Payer& a, const Payer& b) { return a.score < b.score; });
+    std::stable_sort(out.shares.begin(), out.shares.end(),
+                     [](const Payer& a, const Payer& b) { return a.score < b.score; });
     return out;
   }
 
   Evaluator& ev_;
   Objective objective_;
-  std::vector<std::vector<Option>> options_;
+  std::vector<const Table*> tables_of_;  // per stage, into tables_ (null until enumerated)
+  std::vector<std::unique_ptr<Table>> tables_;
+  std::vector<TableKey> table_keys_;
   std::vector<std::vector<int>> pools_fed_;
   std::vector<char> path_;
   std::int64_t path_stamp_ = -1;
@@ -905,7 +1153,10 @@ class Balancer {
   };
   static constexpr int kMemoBits = 10;
   std::vector<Memo> memo_ = std::vector<Memo>(std::size_t{1} << kMemoBits);  // pool_fill_if()
+  Change one_;                                                               // one()'s
+  Entry keep_;                                                               // measure()'s FillKeepWidth alternative
   Change* journal_ = nullptr;  // when set, try_keep() records what it keeps
+  LevelChain level_;           // see measure_level()
   std::int64_t epoch_ = 0;
 };
 

@@ -91,13 +91,26 @@ Evaluator::Evaluator(const arch::Design& d)
     e.res = s.resources;
     if (auto it = d.fifo_depths.find(s.name); it != d.fifo_depths.end()) e.override_depth = it->second;
     // The width rule below relies on this: a stream carries its producer's beats.
-    require(s.width == mods_[at(s.from)].width_out, "internal: stream '" + s.name + "' is not its producer's width");
+    if (s.width != mods_[at(s.from)].width_out)
+      throw Error("internal: stream '" + s.name + "' is not its producer's width");
   }
   dirty_.assign(mods_.size(), 0);
   feeds_add_.assign(mods_.size(), 0);
   for (int a : adds_)
     for (int p : mods_[at(a)].producers) feeds_add_[at(p)] = 1;
+  add_in_start_.push_back(0);
+  for (int a : adds_) {
+    for (int st : mods_[at(a)].inputs) {
+      const int from = strs_[at(st)].from;
+      const auto& out = graph_.modules[at(from)].out_shape;
+      add_inputs_.push_back({st, from, std::max<std::int64_t>(1, out.h * out.w), out.w});
+    }
+    add_in_start_.push_back(static_cast<int>(add_inputs_.size()));
+  }
   hot_.resize(mods_.size());
+  cycles_moved_.assign(mods_.size(), 0);
+  width_moved_.assign(mods_.size(), 0);
+  shift_.resize(mods_.size());
   for (int m = 0; m < module_count(); ++m) sync_hot(m);
   mod_saved_.assign(mods_.size(), 0);
   str_saved_.assign(strs_.size(), 0);
@@ -108,9 +121,16 @@ Evaluator::Evaluator(const arch::Design& d)
     prod_list_.insert(prod_list_.end(), m.producers.begin(), m.producers.end());
     prod_start_.push_back(static_cast<int>(prod_list_.size()));
   }
+  // Cuts: the earliest producer of any later module is not before it.
+  cut_.assign(mods_.size(), 0);
+  int earliest = module_count();
+  for (int m = module_count(); m-- > 0;) {
+    cut_[at(m)] = earliest >= m;
+    for (int p : mods_[at(m)].producers) earliest = std::min(earliest, p);
+  }
   for (const auto& m : mods_) total_ += m.res;
   for (const auto& s : strs_) total_ += s.res;
-  recompute_fills(0);
+  recompute_fills(0, true);
   recompute_interval();
 }
 
@@ -134,18 +154,39 @@ void Evaluator::set_stream(int s, std::int64_t width, std::int64_t depth) {
   e.width = width;
   e.depth = depth;
   total_ += e.res.scaled(-1.0);
-  e.res = arch::fifo_resources(depth, width, bits_).scaled(static_cast<double>(e.count));
+  e.res = fifo_cost(depth, width).scaled(static_cast<double>(e.count));
   total_ += e.res;
+}
+
+const arch::Resources& Evaluator::fifo_cost(std::int64_t depth, std::int64_t width) {
+  const auto key = static_cast<std::uint64_t>(depth) * 0x9e3779b97f4a7c15ULL ^ static_cast<std::uint64_t>(width);
+  FifoMemo& memo = fifo_memo_[at(static_cast<int>((key * 0xff51afd7ed558ccdULL) >> (64 - kFifoMemoBits)))];
+  if (memo.depth != depth || memo.width != width) {
+    memo.depth = depth;
+    memo.width = width;
+    memo.res = arch::fifo_resources(depth, width, bits_);
+  }
+  return memo.res;
 }
 
 void Evaluator::recompute_stage(int m) {
   Mod& e = mods_[at(m)];
   const StageSlot& slot = slots_[at(e.slot)];
   const arch::Psi& p = psi_[at(e.slot)];
-  e.cycles = arch::stage_cycles(slot.shape, p);
+  const std::uint64_t key = (static_cast<std::uint64_t>(e.slot) * 0x9e3779b97f4a7c15ULL) ^
+                            (static_cast<std::uint64_t>(p.p_in) << 40) ^ (static_cast<std::uint64_t>(p.p_out) << 20) ^
+                            (static_cast<std::uint64_t>(p.fine) << 4) ^ static_cast<std::uint64_t>(p.weight_memory);
+  StageMemo& memo = stage_memo_[at(static_cast<int>((key * 0xff51afd7ed558ccdULL) >> (64 - kStageMemoBits)))];
+  if (memo.slot != e.slot || !(memo.psi == p)) {
+    memo.slot = e.slot;
+    memo.psi = p;
+    memo.cycles = arch::stage_cycles(slot.shape, p);
+    memo.total = arch::stage_resources(slot.shape, p, bits_, device_has_uram_).total;
+  }
+  e.cycles = memo.cycles;
   sync_hot(m);
   e.width_out = slot.shape.depthwise ? p.p_in : p.p_out;
-  set_module_resources(m, arch::stage_resources(slot.shape, p, bits_, device_has_uram_).total);
+  set_module_resources(m, memo.total);
 }
 
 // Each case mirrors the corresponding builder in arch/src/Graph.cpp.
@@ -225,7 +266,7 @@ bool Evaluator::recompute_module(int m) {
   return e.width_out != before;
 }
 
-void Evaluator::set_psi(int s, const arch::Psi& p) {
+void Evaluator::store_psi(int s, const arch::Psi& p) {
   arch::Psi q = p;
   if (slots_[at(s)].shape.depthwise) q.p_out = q.p_in;
   if (const Savepoint* t = open_trial(); t && psi_saved_[at(s)] != t->id) {
@@ -233,7 +274,26 @@ void Evaluator::set_psi(int s, const arch::Psi& p) {
     psi_log_.emplace_back(s, psi_[at(s)]);
   }
   psi_[at(s)] = q;
-  propagate_from(slots_[at(s)].module);
+}
+
+void Evaluator::set_psi(int s, const arch::Psi& p) {
+  store_psi(s, p);
+  const int m = slots_[at(s)].module;
+  dirty_[at(m)] = 1;
+  propagate(m, m);
+}
+
+void Evaluator::set_psis(const std::vector<std::pair<int, arch::Psi>>& changes) {
+  if (changes.empty()) return;
+  int first = module_count(), last = -1;
+  for (const auto& [s, p] : changes) {
+    store_psi(s, p);
+    const int m = slots_[at(s)].module;
+    dirty_[at(m)] = 1;
+    first = std::min(first, m);
+    last = std::max(last, m);
+  }
+  propagate(first, last);
 }
 
 void Evaluator::set_all(const std::vector<arch::Psi>& psis) {
@@ -247,8 +307,8 @@ void Evaluator::set_all(const std::vector<arch::Psi>& psis) {
     recompute_module(m);
     for (int o : mods_[at(m)].outputs) set_stream(o, mods_[at(m)].width_out, strs_[at(o)].depth);
   }
-  recompute_fills(0);
-  size_skip_fifos(0);
+  recompute_fills(0, true);
+  size_skip_fifos(0, true);
   recompute_interval();
   // Re-sum the total in analyse()'s order rather than trust the deltas.
   total_ = {};
@@ -257,18 +317,25 @@ void Evaluator::set_all(const std::vector<arch::Psi>& psis) {
   ++evaluations_;
 }
 
-// Only the module, and downstream of it what its output width reaches,
-// change; the sweep follows topological order so inputs are final first.
-void Evaluator::propagate_from(int m) {
-  int last_dirty = m;
-  dirty_[at(m)] = 1;
+// Only the dirty modules, and downstream of them what their output widths
+// reach, change; the sweep follows topological order so inputs are final
+// first.
+void Evaluator::propagate(int first, int last) {
+  int last_dirty = last;
   touched_.clear();
+  interval_moved_.clear();
+  for (int m : moved_) cycles_moved_[at(m)] = 0;
+  moved_.clear();
+  for (int m : widened_) width_moved_[at(m)] = 0;
+  widened_.clear();
   fill_moved_ = false;
-  for (int i = m; i <= last_dirty; ++i) {
+  for (int i = first; i <= last_dirty; ++i) {
     if (!dirty_[at(i)]) continue;
     dirty_[at(i)] = 0;
     touched_.push_back(i);
     if (!recompute_module(i)) continue;
+    width_moved_[at(i)] = 1;
+    widened_.push_back(i);
     for (int o : mods_[at(i)].outputs) {
       set_stream(o, mods_[at(i)].width_out, strs_[at(o)].depth);
       const int to = strs_[at(o)].to;
@@ -281,18 +348,19 @@ void Evaluator::propagate_from(int m) {
   }
   // Fills follow only the modules' own fills: a change that moved none
   // (say a wider p_out into another stage) leaves every fill as it was.
-  if (fill_moved_) recompute_fills(m);
+  shift_from_ = tail_from_ = module_count();  // no shifts unless the fills are recomputed
+  if (fill_moved_) recompute_fills(first);
   // Skip-FIFO depths follow the fills and the add inputs' producers (their
   // interval and width); if neither moved they stand.
   bool adds_moved = fill_moved_;
   for (int t : touched_) adds_moved = adds_moved || feeds_add_[at(t)];
-  if (adds_moved) size_skip_fifos(m);
+  if (adds_moved) size_skip_fifos(first);
   update_interval();
   ++evaluations_;
 }
 
 // Fills before `from_module` cannot change: only it and what follows moved.
-void Evaluator::recompute_fills(int from_module) {
+void Evaluator::recompute_fills(int from_module, bool all) {
   fill_.resize(mods_.size());
   for (std::size_t k = 0; k < depth_; ++k) {
     Savepoint& t = trials_[k];
@@ -302,33 +370,111 @@ void Evaluator::recompute_fills(int from_module) {
               t.fills.begin() + from_module);
     t.fill_from = at(from_module);
   }
+  shift_from_ = from_module;
+  tail_from_ = module_count();
+  int last_moved = -1;
+  for (int m : moved_) last_moved = std::max(last_moved, m);
   for (std::size_t i = at(from_module); i < mods_.size(); ++i) {
-    inputs_scratch_.clear();
-    for (int k = prod_start_[i]; k < prod_start_[i + 1]; ++k) inputs_scratch_.push_back(fill_[at(prod_list_[at(k)])]);
-    fill_[i] = arch::arrival(hot_[i].cycles, inputs_scratch_.data(), inputs_scratch_.size());
+    // The merged input now (arch::arrival() merges in place, no copies).
+    arch::Arrival in;
+    for (int k = prod_start_[i]; k < prod_start_[i + 1]; ++k) arch::merge_arrival(in, fill_[at(prod_list_[at(k)])]);
+    if (!all && !cycles_moved_[i]) {
+      // The merged input before this pass, from the inputs' shifts.
+      arch::Arrival was_in;
+      for (int k = prod_start_[i]; k < prod_start_[i + 1]; ++k) {
+        const int p = prod_list_[at(k)];
+        const arch::Arrival& a = fill_[at(p)];
+        const Shift& x = shift_of(p);
+        arch::merge_arrival(was_in,
+                            {a.first - x.first, a.last - x.last, x.lead ? a.lead : x.old_lead, a.fill - x.fill});
+      }
+      if (in.first - was_in.first == in.last - was_in.last && in.lead == was_in.lead) {
+        Shift& sh = shift_[i];
+        sh.first = sh.last = in.first - was_in.first;
+        sh.fill = in.fill - was_in.fill;
+        sh.lead = true;
+        arch::Arrival& a = fill_[i];
+        a.first += sh.first;
+        a.last += sh.last;
+        a.fill += sh.fill;
+        if (cut_[i] && static_cast<int>(i) > last_moved) {
+          shift_tail(i, sh);
+          return;
+        }
+        continue;
+      }
+    }
+    const arch::Arrival a = arch::arrival_after(hot_[i].cycles, in);
+    // Field by field: a whole-struct copy of `a` reads back what was just
+    // stored in halves, which stalls.
+    arch::Arrival& was = fill_[i];
+    Shift& sh = shift_[i];
+    sh.first = a.first - was.first;
+    sh.last = a.last - was.last;
+    sh.fill = a.fill - was.fill;
+    sh.lead = a.lead == was.lead;
+    sh.old_lead = was.lead;
+    was.first = a.first;
+    was.last = a.last;
+    was.lead = a.lead;
+    was.fill = a.fill;
+    if (!all && cut_[i] && static_cast<int>(i) > last_moved && sh.uniform()) {
+      shift_tail(i, sh);
+      return;
+    }
+  }
+}
+
+// Every module after the cut `m`, whose shift is `sh` (uniform), shifts by it.
+void Evaluator::shift_tail(std::size_t m, const Shift& sh) {
+  tail_from_ = static_cast<int>(m) + 1;
+  tail_ = sh;
+  if (sh.first == 0 && sh.fill == 0) return;
+  for (std::size_t j = m + 1; j < fill_.size(); ++j) {
+    fill_[j].first += sh.first;
+    fill_[j].last += sh.first;
+    fill_[j].fill += sh.fill;
   }
 }
 
 // As Graph.cpp's size_skip_fifos: the earlier input of an add buffers what
 // its producer emits while the later path fills; design overrides win.
 // Adds before `from_module` see only fills and intervals that did not change.
-void Evaluator::size_skip_fifos(int from_module) {
-  for (int a : adds_) {
-    if (a < from_module) continue;
-    const Mod& add = mods_[at(a)];
-    arch::Arrival main;
-    for (int s : add.inputs) {
-      const arch::Arrival& x = fill_[at(strs_[at(s)].from)];
-      if (x.first > main.first) main = x;
+void Evaluator::size_skip_fifos(int from_module, bool all) {
+  // The adds in the shifted tail take their inputs from the cut on, which
+  // all shifted alike: if no width moved there, their depths stand.
+  int last_widened = -1;
+  for (int m : widened_) last_widened = std::max(last_widened, m);
+  const bool tail_stands = !all && tail_from_ - 1 > last_widened;
+  for (std::size_t k = 0; k < adds_.size(); ++k) {
+    if (adds_[k] < from_module) continue;
+    if (tail_stands && adds_[k] >= tail_from_) break;
+    const AddInput* begin = add_inputs_.data() + add_in_start_[k];
+    const AddInput* end = add_inputs_.data() + add_in_start_[k + 1];
+    if (!all) {
+      // Inputs of the same width, shifted alike: the depths stand.
+      const Shift* common = nullptr;
+      bool alike = true;
+      for (const AddInput* x = begin; x != end && alike; ++x) {
+        const Shift& sh = shift_of(x->from);
+        alike = !width_moved_[at(x->from)] && sh.uniform() && (!common || sh.first == common->first);
+        common = &sh;
+      }
+      if (alike) continue;
     }
-    for (int s : add.inputs) {
-      const Str& st = strs_[at(s)];
-      const auto& out = graph_.modules[at(st.from)].out_shape;
-      std::int64_t depth = arch::skip_fifo_depth(fill_[at(st.from)], main, st.words, st.width,
-                                                 std::max<std::int64_t>(1, out.h * out.w), fifo_depth_, out.w);
-      if (depth == 0) depth = fifo_depth_;
-      if (st.override_depth > 0) depth = st.override_depth;
-      set_stream(s, st.width, depth);
+    arch::Arrival main;
+    for (const AddInput* x = begin; x != end; ++x) {
+      const arch::Arrival& a = fill_[at(x->from)];
+      if (a.first > main.first) main = a;
+    }
+    for (const AddInput* x = begin; x != end; ++x) {
+      const Str& st = strs_[at(x->stream)];
+      std::int64_t depth = st.override_depth;
+      if (depth <= 0) {
+        depth = arch::skip_fifo_depth(fill_[at(x->from)], main, st.words, st.width, x->pixels, fifo_depth_, x->row);
+        if (depth == 0) depth = fifo_depth_;
+      }
+      set_stream(x->stream, st.width, depth);
     }
   }
 }
@@ -336,7 +482,7 @@ void Evaluator::size_skip_fifos(int from_module) {
 // The interval is kept in a tournament tree over the modules' intervals
 // (each node the first module with the largest interval below it), so a
 // change costs log(modules) per touched module instead of a scan.
-int Evaluator::slower(int a, int b) const {
+inline int Evaluator::slower(int a, int b) const {
   if (a < 0) return b;
   if (b < 0) return a;
   const std::int64_t ia = hot_[at(a)].interval, ib = hot_[at(b)].interval;
@@ -355,17 +501,48 @@ void Evaluator::recompute_interval() {
   tree_.assign(2 * leaves, -1);
   for (std::size_t i = 0; i < mods_.size(); ++i) tree_[leaves + i] = static_cast<int>(i);
   for (std::size_t n = leaves; n-- > 1;) tree_[n] = slower(tree_[2 * n], tree_[2 * n + 1]);
+  interval_moved_.clear();
   read_top();
-}
-
-void Evaluator::tree_update(int m) {
-  for (std::size_t n = (tree_.size() / 2 + at(m)) / 2; n >= 1; n /= 2)
-    tree_[n] = slower(tree_[2 * n], tree_[2 * n + 1]);
 }
 
 void Evaluator::update_interval() {
-  for (int t : touched_) tree_update(t);
+  refresh_moved_intervals();
   read_top();
+}
+
+// Only the modules whose interval moved can change the tree.
+void Evaluator::refresh_moved_intervals() {
+  if (interval_moved_.empty()) return;
+  if (!std::is_sorted(interval_moved_.begin(), interval_moved_.end())) {
+    std::sort(interval_moved_.begin(), interval_moved_.end());
+  }
+  interval_moved_.erase(std::unique(interval_moved_.begin(), interval_moved_.end()), interval_moved_.end());
+  tree_refresh(interval_moved_);
+}
+
+void Evaluator::tree_refresh(const std::vector<int>& changed) {
+  if (tree_mark_.size() != mods_.size()) tree_mark_.assign(mods_.size(), 0);
+  ++tree_pass_;
+  const std::size_t leaves = tree_.size() / 2;
+  tree_level_.clear();
+  for (int m : changed) {
+    tree_mark_[at(m)] = tree_pass_;
+    const int n = static_cast<int>((leaves + at(m)) / 2);
+    if (tree_level_.empty() || tree_level_.back() != n) tree_level_.push_back(n);
+  }
+  while (!tree_level_.empty()) {
+    tree_next_.clear();
+    for (int n : tree_level_) {
+      const int was = tree_[at(n)];
+      const int now = slower(tree_[2 * at(n)], tree_[2 * at(n) + 1]);
+      tree_[at(n)] = now;
+      // The parent sees a new winner, or the same one with a moved interval.
+      if (n > 1 && (now != was || (now >= 0 && tree_mark_[at(now)] == tree_pass_)) &&
+          (tree_next_.empty() || tree_next_.back() != n / 2))
+        tree_next_.push_back(n / 2);
+    }
+    std::swap(tree_level_, tree_next_);
+  }
 }
 
 std::int64_t Evaluator::width_in_if(int target, int s, std::int64_t w) const {
@@ -406,8 +583,16 @@ std::int64_t Evaluator::pool_fill_at(int m, std::int64_t width) const {
 
 void Evaluator::sync_hot(int m) {
   const arch::Cycles& c = mods_[at(m)].cycles;
-  if (!(hot_[at(m)].cycles == c)) fill_moved_ = true;
-  hot_[at(m)] = {c, c.interval()};
+  if (!(hot_[at(m)].cycles == c)) {
+    fill_moved_ = true;
+    if (!cycles_moved_[at(m)]) {
+      cycles_moved_[at(m)] = 1;
+      moved_.push_back(m);
+    }
+  }
+  const std::int64_t interval = c.interval();
+  if (hot_[at(m)].interval != interval) interval_moved_.push_back(m);
+  hot_[at(m)] = {c, interval};
 }
 
 void Evaluator::save_module(int m) {
@@ -442,6 +627,7 @@ void Evaluator::begin_trial() {
 void Evaluator::rollback() {
   require(depth_ > 0, "internal: rollback without a trial");
   Savepoint& t = trials_[depth_ - 1];
+  interval_moved_.clear();
   for (std::size_t i = mod_log_.size(); i-- > t.mods;) {
     const ModState& st = mod_log_[i];
     Mod& e = mods_[at(st.m)];
@@ -449,8 +635,8 @@ void Evaluator::rollback() {
     e.cycles = st.cycles;
     e.res = st.res;
     sync_hot(st.m);
-    tree_update(st.m);
   }
+  refresh_moved_intervals();
   for (std::size_t i = str_log_.size(); i-- > t.strs;) {
     const StrState& st = str_log_[i];
     Str& e = strs_[at(st.s)];

@@ -10,9 +10,13 @@
 //
 //   the stage itself; the streams and non-stage modules whose width derives
 //   from its output width (fork, group add, regroup, add, pool, host out),
-//   up to the next stages; then the fills (one pass over int arrays) and the
-//   skip FIFOs of every residual add, whose depths depend on fills and on
-//   their producer's interval.
+//   up to the next stages; then the fills and the skip FIFOs of the
+//   residual adds, whose depths depend on fills and on their producer's
+//   interval. Downstream of a change most arrivals only shift (see Shift):
+//   they are recomputed until the change has become a uniform shift at a
+//   cut of the graph, and the rest of the network is shifted in one loop,
+//   its skip FIFOs untouched. set_psis() applies several changes in one
+//   such pass.
 //
 // The result agrees exactly with arch::analyse() (tests/search/
 // test_evaluator.cpp). Every resource figure of the rules is a whole number,
@@ -54,6 +58,10 @@ class Evaluator {
 
   // Changes one stage's ψ (must be legal) and updates everything it affects.
   void set_psi(int s, const arch::Psi& p);
+  // Changes several stages' ψ (in order: a stage named twice gets its last)
+  // and updates what they affect in one pass, as set_psi() one by one would
+  // leave it (every figure is a function of ψ) at the cost of one change.
+  void set_psis(const std::vector<std::pair<int, arch::Psi>>& changes);
   void set_all(const std::vector<arch::Psi>& psis);
 
   // Trials: begin_trial() starts recording what set_psi() changes;
@@ -79,7 +87,9 @@ class Evaluator {
   // Graph queries.
   int module_count() const { return static_cast<int>(mods_.size()); }
   std::int64_t module_interval(int m) const { return hot_[static_cast<std::size_t>(m)].interval; }
-  std::int64_t module_fill(int m) const { return fill_[static_cast<std::size_t>(m)].fill; }  // longest fill at its output
+  const arch::Cycles& module_cycles(int m) const { return hot_[static_cast<std::size_t>(m)].cycles; }  // one instance
+  // The longest fill at m's output.
+  std::int64_t module_fill(int m) const { return fill_[static_cast<std::size_t>(m)].fill; }
   std::int64_t module_instances(int m) const { return mods_[static_cast<std::size_t>(m)].count; }
   const arch::Resources& module_resources(int m) const {
     return mods_[static_cast<std::size_t>(m)].res;
@@ -154,14 +164,38 @@ class Evaluator {
   void recompute_stage(int m);
   void set_module_resources(int m, const arch::Resources& per_instance);
   void set_stream(int s, std::int64_t width, std::int64_t depth);
-  void propagate_from(int m);  // widths downstream of m, then fills, skips, interval
-  void recompute_fills(int from_module);
-  void size_skip_fifos(int from_module);
+  void store_psi(int s, const arch::Psi& p);  // ψ (logged in a trial), nothing recomputed
+  // Widths downstream of the dirty modules in [first, last], then fills,
+  // skips, interval.
+  void propagate(int first, int last);
+  // `all`: every module from from_module on anew (else only those the
+  // change reaches other than by a shift, see Shift).
+  void recompute_fills(int from_module, bool all = false);
+  void size_skip_fifos(int from_module, bool all = false);
+  struct Shift;
+  void shift_tail(std::size_t m, const Shift& sh);
   void recompute_interval();
   void update_interval();
   int slower(int a, int b) const;
   void read_top();
-  void tree_update(int m);
+  // Re-evaluates the tournament tree above `changed` (modules whose
+  // interval may have moved, ascending), level by level, each node at most
+  // once and only where a child's winner (or its interval) moved.
+  void tree_refresh(const std::vector<int>& changed);
+  std::vector<std::uint32_t> tree_mark_;  // per module: tree_pass_ if in `changed`
+  std::uint32_t tree_pass_ = 0;
+  std::vector<int> tree_level_, tree_next_;
+  std::vector<int> interval_moved_;  // modules whose interval sync_hot() saw move since the last refresh
+  void refresh_moved_intervals();    // tree_refresh() over interval_moved_
+  // fifo_resources(depth, width) per FIFO, memoised (direct-mapped): every
+  // skip-FIFO depth a change moves would otherwise place a memory anew.
+  struct FifoMemo {
+    std::int64_t depth = -1, width = -1;
+    arch::Resources res;
+  };
+  static constexpr int kFifoMemoBits = 9;
+  std::vector<FifoMemo> fifo_memo_ = std::vector<FifoMemo>(std::size_t{1} << kFifoMemoBits);
+  const arch::Resources& fifo_cost(std::int64_t depth, std::int64_t width);
 
   void save_module(int m);
   void save_stream(int s);
@@ -179,11 +213,17 @@ class Evaluator {
   std::vector<arch::Psi> psi_;
   std::vector<Mod> mods_;
   std::vector<Str> strs_;
-  std::vector<int> adds_;        // EltwiseAdd modules with ≥ 2 inputs
+  std::vector<int> adds_;  // EltwiseAdd modules with ≥ 2 inputs
+  // The inputs of adds_, flat: add k's are [add_in_start_[k], add_in_start_[k + 1]).
+  struct AddInput {
+    int stream = -1, from = -1;
+    std::int64_t pixels = 1, row = 0;  // the producer's output pixels per frame, per row
+  };
+  std::vector<AddInput> add_inputs_;
+  std::vector<int> add_in_start_;
   std::vector<char> feeds_add_;  // per module: it produces an input of one of adds_
   std::vector<int> tree_;        // tournament tree of module intervals, see recompute_interval()
   std::vector<arch::Arrival> fill_;
-  std::vector<arch::Arrival> inputs_scratch_;
   // Each module's own fill and interval, packed: the passes that run on
   // every change read only these.
   struct Hot {
@@ -191,7 +231,54 @@ class Evaluator {
     std::int64_t interval = 0;
   };
   std::vector<Hot> hot_;
-  bool fill_moved_ = false;  // some module's own fill changed in this propagation
+  // A stage's cycles and resources (one instance) at a ψ, memoised: the
+  // searches set the same few ψ of a stage again and again (a trial, its
+  // rollback, the move taken), and the resource rules place memories by
+  // tables. Direct-mapped by (stage, ψ).
+  struct StageMemo {
+    int slot = -1;
+    arch::Psi psi;
+    arch::Cycles cycles;
+    arch::Resources total;
+  };
+  static constexpr int kStageMemoBits = 10;
+  std::vector<StageMemo> stage_memo_ = std::vector<StageMemo>(std::size_t{1} << kStageMemoBits);
+  bool fill_moved_ = false;         // some module's own fill changed in this propagation
+  std::vector<char> cycles_moved_;  // per module: its own cycles changed in this propagation
+  std::vector<int> moved_;          // those modules
+  std::vector<char> width_moved_;   // per module: its output width changed in this propagation
+  std::vector<int> widened_;        // those modules
+  // What the last fills pass did to each module's arrival (modules before
+  // shift_from_ it did not reach): first and last moved by `first` and
+  // `last` cycles, the fill by `fill`, the lead unchanged or not (and what
+  // it was). A module whose own cycles stand and whose merged input (the
+  // latest of its inputs, Timing.h) moved by a uniform shift (first and
+  // last alike, lead unchanged) moves by that shift too, exactly: arrival()
+  // is max-plus in first, last and fill, and its window depends only on
+  // last − first. Most of a change's downstream arrivals are shifted, not
+  // recomputed (an add whose later input shifted still shifts). An add
+  // whose inputs all shifted alike keeps its skip-FIFO depths (they depend
+  // on differences of arrivals only).
+  struct Shift {
+    std::int64_t first = 0, last = 0, fill = 0;
+    bool lead = true;
+    double old_lead = 0;  // where !lead
+    bool uniform() const { return first == last && lead; }
+  };
+  std::vector<Shift> shift_;
+  int shift_from_ = 0;
+  // From tail_from_ on every module took the shift tail_: past a cut (a
+  // module that all later modules depend on only through it and those after
+  // it, such as a residual block's add) whose shift is uniform, with no own
+  // cycles moved, the rest of the network shifts alike, in one tight loop.
+  int tail_from_ = 0;
+  Shift tail_;
+  std::vector<char> cut_;  // per module: no later module has a producer before it
+  const Shift& shift_of(int m) const {
+    static const Shift kNone;
+    if (m < shift_from_) return kNone;
+    return m >= tail_from_ ? tail_ : shift_[static_cast<std::size_t>(m)];
+  }
   std::vector<char> dirty_;
   std::vector<int> touched_;                 // modules recomputed by the last change
   std::vector<int> prod_start_, prod_list_;  // producers, flat (CSR)

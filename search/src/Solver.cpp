@@ -14,6 +14,7 @@
 
 #include "Annealer.h"
 #include "Balancer.h"
+#include "Common.h"
 #include "Evaluator.h"
 #include "mixtd/arch/Analytical.h"
 #include "mixtd/arch/Resources.h"
@@ -182,10 +183,12 @@ SolveResult run(const arch::Design& design, const SolverOptions& options, Search
   const arch::Design start = prepare(design, options);
   arch::Design d = start;
   SolveResult r;
+  std::int64_t answer_cycles = 0;
   // FIFO sizing follows the search (FINN's order): the FIFOs behind
-  // fan-outs are sized for the chosen ψ (arch::size_fifos). If they push
-  // the design over its budget, search again with their depths in the
-  // design, where the evaluator prices them; depths only grow, so this ends.
+  // fan-outs are sized for the chosen ψ (arch::size_fifos, from the report
+  // the answer needs anyway). If they push the design over its budget,
+  // search again with their depths in the design, where the evaluator
+  // prices them; depths only grow, so this ends.
   for (int pass = 0;; ++pass) {
     Evaluator ev(d);
     place_weights_to_fit(ev);
@@ -194,23 +197,22 @@ SolveResult run(const arch::Design& design, const SolverOptions& options, Search
     ev.apply(d);
     make_weight_memories_explicit(ev, d);
     r.evaluations += ev.evaluations();
-    if (pass == 3 || arch::size_fifos(d) == 0) break;
+    // FIFO depths and explicit weight memory kinds change no cycle: the
+    // evaluator's figures are the answer's.
+    answer_cycles = detail::objective_cycles(ev, options.objective);
+    r.report = arch::analyse(d);
+    if (pass == 3 || arch::size_fifos(d, r.report) == 0) break;
     r.report = arch::analyse(d);
     if (r.report.fits()) break;
     const auto depths = d.fifo_depths;
     d = start;
     d.fifo_depths = depths;
   }
-  r.report = arch::analyse(d);
-  {
-    const Evaluator final_ev(d);
-    r.objective_fps =
-        d.clock_mhz * 1e6 /
-        static_cast<double>(options.objective == Objective::Latency ? final_ev.latency_cycles() : final_ev.interval());
-  }
+  r.objective_fps = d.clock_mhz * 1e6 / static_cast<double>(answer_cycles);
   // Every state the searches keep fits; this guards the promise.
-  require(r.report.fits(), "internal: the search left design '" + d.name + "' over its budget (" +
-                               r.report.total.binding(r.report.budget) + ")");
+  if (!r.report.fits())
+    throw Error("internal: the search left design '" + d.name + "' over its budget (" +
+                r.report.total.binding(r.report.budget) + ")");
   r.design = std::move(d);
   r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return r;

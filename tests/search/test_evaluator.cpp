@@ -69,6 +69,25 @@ void check_design(arch::Design d, std::uint64_t seed, int rounds, int singles) {
                       " stage " + std::to_string(slot.index) + ")");
       if (::testing::Test::HasFailure()) return;
     }
+    // Several stages at once (one of them twice: the last ψ wins), in one
+    // propagation.
+    std::vector<std::pair<int, arch::Psi>> batch;
+    for (int k = 0; k < 4; ++k) {
+      const int s = static_cast<int>(rng.below(static_cast<std::uint64_t>(ev.stage_count())));
+      const auto& slot = ev.slot(s);
+      arch::Psi p{pick(slot.p_in, rng), 1, pick(slot.fine, rng)};
+      p.p_out = slot.depthwise() ? p.p_in : pick(slot.p_out, rng);
+      p.weight_memory = random_weight_memory(d, rng);
+      batch.emplace_back(s, p);
+      if (k == 1) {
+        p.fine = pick(slot.fine, rng);
+        batch.emplace_back(s, p);
+      }
+    }
+    ev.set_psis(batch);
+    ev.apply(d);
+    expect_same(ev, d, d.name + " round " + std::to_string(round) + " batch");
+    if (::testing::Test::HasFailure()) return;
   }
 }
 

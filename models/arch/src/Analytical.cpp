@@ -32,7 +32,8 @@ Report analyse(const Design& d) {
   // sum of the arrival curves (search/Evaluator.h).
   r.fill_cycles = std::max<std::int64_t>(0, row_timeline(r.graph).latency - r.interval);
   for (const auto& s : r.graph.streams) r.total += s.resources;
-  const auto need = fan_out_fifo_depths(r.graph, r.interval, d.fifo_depth);
+  r.fifo_need = fan_out_fifo_depths(r.graph, r.interval, d.fifo_depth);
+  const auto& need = r.fifo_need;
   for (std::size_t s = 0; s < need.size(); ++s)
     if (need[s] > r.graph.streams[s].depth)
       r.warnings.push_back("FIFO '" + r.graph.streams[s].name + "' holds " + std::to_string(r.graph.streams[s].depth) +
@@ -73,12 +74,9 @@ Report analyse(const Design& d) {
   return r;
 }
 
-int size_fifos(Design& d) {
-  validate(d);
-  const Graph g = build_graph(d);
-  std::int64_t interval = 0;
-  for (const auto& m : g.modules) interval = std::max(interval, m.cycles.interval());
-  const auto need = fan_out_fifo_depths(g, interval, d.fifo_depth);
+namespace {
+
+int raise_depths(Design& d, const Graph& g, const std::vector<std::int64_t>& need) {
   int raised = 0;
   for (std::size_t s = 0; s < g.streams.size(); ++s) {
     if (need[s] <= g.streams[s].depth) continue;
@@ -87,5 +85,17 @@ int size_fifos(Design& d) {
   }
   return raised;
 }
+
+}  // namespace
+
+int size_fifos(Design& d) {
+  validate(d);
+  const Graph g = build_graph(d);
+  std::int64_t interval = 0;
+  for (const auto& m : g.modules) interval = std::max(interval, m.cycles.interval());
+  return raise_depths(d, g, fan_out_fifo_depths(g, interval, d.fifo_depth));
+}
+
+int size_fifos(Design& d, const Report& r) { return raise_depths(d, r.graph, r.fifo_need); }
 
 }  // namespace mixtd::arch

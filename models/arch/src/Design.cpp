@@ -54,7 +54,7 @@ td::LayerGeometry Design::geometry(const net::Layer& l) const {
 
 const LayerMapping& Design::mapping(const std::string& layer) const {
   auto it = layers.find(layer);
-  require(it != layers.end(), "design '" + name + "': layer '" + layer + "' has no mapping (tau and stages)");
+  if (it == layers.end()) throw Error("design '" + name + "': layer '" + layer + "' has no mapping (tau and stages)");
   return it->second;
 }
 
@@ -78,55 +78,62 @@ Design make_design(net::Network network, const std::string& network_spec, Device
   return d;
 }
 
+// Every check builds its message only when it fails: validate() runs on
+// every analyse() and solve(), and the messages (legal-value lists) cost far
+// more than the checks.
 void validate(const Design& d) {
-  require(d.clock_mhz > 0, "design '" + d.name + "': clock_mhz must be positive, got " + std::to_string(d.clock_mhz));
-  require(d.budget > 0 && d.budget <= 1.0,
-          "design '" + d.name + "': budget must be in (0, 1], got " + std::to_string(d.budget));
-  require(d.fifo_depth >= 1,
-          "design '" + d.name + "': fifo_depth must be at least 1 beat, got " + std::to_string(d.fifo_depth));
+  if (!(d.clock_mhz > 0))
+    throw Error("design '" + d.name + "': clock_mhz must be positive, got " + std::to_string(d.clock_mhz));
+  if (!(d.budget > 0 && d.budget <= 1.0))
+    throw Error("design '" + d.name + "': budget must be in (0, 1], got " + std::to_string(d.budget));
+  if (d.fifo_depth < 1)
+    throw Error("design '" + d.name + "': fifo_depth must be at least 1 beat, got " + std::to_string(d.fifo_depth));
   for (const auto& [stream, depth] : d.fifo_depths)
-    require(depth >= 1, "design '" + d.name + "': FIFO '" + stream + "' has depth " + std::to_string(depth) +
-                            "; depths are at least 1 beat");
+    if (depth < 1)
+      throw Error("design '" + d.name + "': FIFO '" + stream + "' has depth " + std::to_string(depth) +
+                  "; depths are at least 1 beat");
   for (const auto& [name, m] : d.layers) {
     const net::Layer* l = d.network.find(name);
-    require(l != nullptr, "design '" + d.name + "': layer '" + name + "' is not in network '" + d.network.name + "'");
-    require(is_mapped_kind(*l), "design '" + d.name + "': layer '" + name + "' is a " +
-                                    std::string(net::to_string(l->kind)) +
-                                    "; only conv2d and linear layers are mapped");
+    if (l == nullptr)
+      throw Error("design '" + d.name + "': layer '" + name + "' is not in network '" + d.network.name + "'");
+    if (!is_mapped_kind(*l))
+      throw Error("design '" + d.name + "': layer '" + name + "' is a " + std::string(net::to_string(l->kind)) +
+                  "; only conv2d and linear layers are mapped");
   }
   for (const auto& l : d.network.layers) {
     if (!is_mapped_kind(l)) continue;
     const LayerMapping& m = d.mapping(l.name);
-    require(l.kind == net::LayerKind::Conv2d || !m.tau.decomposed(),
-            "layer '" + l.name + "': linear layers are not decomposed (tau must be none)");
+    if (l.kind != net::LayerKind::Conv2d && m.tau.decomposed())
+      throw Error("layer '" + l.name + "': linear layers are not decomposed (tau must be none)");
     const auto g = d.geometry(l);  // checks τ
-    require(m.stages.size() == g.stages.size(), "layer '" + l.name + "': " + std::string(td::to_string(m.tau.type)) +
-                                                    " has " + std::to_string(g.stages.size()) +
-                                                    " stage(s) but the design gives " +
-                                                    std::to_string(m.stages.size()) + " ψ");
+    if (m.stages.size() != g.stages.size())
+      throw Error("layer '" + l.name + "': " + std::string(td::to_string(m.tau.type)) + " has " +
+                  std::to_string(g.stages.size()) + " stage(s) but the design gives " +
+                  std::to_string(m.stages.size()) + " ψ");
     for (std::size_t k = 0; k < g.stages.size(); ++k) {
       const auto& s = g.stages[k];
       const Psi& p = m.stages[k];
-      const std::string where = "layer '" + l.name + "' stage " + std::to_string(k) + " (" + s.role + ")";
+      auto where = [&] { return "layer '" + l.name + "' stage " + std::to_string(k) + " (" + s.role + ")"; };
       const std::int64_t in_unit = s.depthwise ? s.in_ch : s.in_per_group();
-      require(p.p_in >= 1 && in_unit % p.p_in == 0, where + ": p_in = " + std::to_string(p.p_in) +
-                                                        " does not divide its " + std::to_string(in_unit) +
-                                                        " input channels; legal p_in: " + list(divisors(in_unit)));
+      if (!(p.p_in >= 1 && in_unit % p.p_in == 0))
+        throw Error(where() + ": p_in = " + std::to_string(p.p_in) + " does not divide its " + std::to_string(in_unit) +
+                    " input channels; legal p_in: " + list(divisors(in_unit)));
       if (s.depthwise) {
-        require(p.p_out == p.p_in, where + ": a depthwise stage has p_out = p_in (" + std::to_string(p.p_in) +
-                                       "), got p_out = " + std::to_string(p.p_out));
+        if (p.p_out != p.p_in)
+          throw Error(where() + ": a depthwise stage has p_out = p_in (" + std::to_string(p.p_in) +
+                      "), got p_out = " + std::to_string(p.p_out));
       } else {
         const std::int64_t out_unit = s.out_ch / s.groups;
-        require(p.p_out >= 1 && out_unit % p.p_out == 0,
-                where + ": p_out = " + std::to_string(p.p_out) + " does not divide its " + std::to_string(out_unit) +
-                    " output channels; legal p_out: " + list(divisors(out_unit)));
+        if (!(p.p_out >= 1 && out_unit % p.p_out == 0))
+          throw Error(where() + ": p_out = " + std::to_string(p.p_out) + " does not divide its " +
+                      std::to_string(out_unit) + " output channels; legal p_out: " + list(divisors(out_unit)));
       }
-      require(p.fine >= 1 && (s.kh * s.kw) % p.fine == 0,
-              where + ": fine = " + std::to_string(p.fine) + " does not divide the " + std::to_string(s.kh) + "x" +
-                  std::to_string(s.kw) + " kernel; legal fine: " + list(divisors(s.kh * s.kw)));
-      require(p.weight_memory != WeightMemory::Uram || d.device.capacity.uram > 0,
-              where + ": weight_memory = uram, but device '" + d.device.name +
-                  "' has no URAM; legal weight_memory: auto, bram");
+      if (!(p.fine >= 1 && (s.kh * s.kw) % p.fine == 0))
+        throw Error(where() + ": fine = " + std::to_string(p.fine) + " does not divide the " + std::to_string(s.kh) +
+                    "x" + std::to_string(s.kw) + " kernel; legal fine: " + list(divisors(s.kh * s.kw)));
+      if (p.weight_memory == WeightMemory::Uram && d.device.capacity.uram <= 0)
+        throw Error(where() + ": weight_memory = uram, but device '" + d.device.name +
+                    "' has no URAM; legal weight_memory: auto, bram");
     }
   }
 }

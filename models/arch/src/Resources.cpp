@@ -128,21 +128,27 @@ std::int64_t dsps_for(std::int64_t multipliers, const net::Bits& bits) {
   return bits.weight <= 8 && bits.activation <= 8 ? ceil_div(multipliers, 2) : multipliers;
 }
 
-StageResources stage_resources(const td::StageShape& s, const Psi& psi, const net::Bits& bits, bool device_has_uram) {
-  StageResources r;
-  const std::int64_t mults = stage_multipliers(s, psi);
-  const MemoryShape w = weight_memory_shape(s, psi, bits);
-  r.weights = place_weight_memory(w.depth, w.width_bits, psi.weight_memory, device_has_uram);
+Memory stage_line_buffer(const td::StageShape& s, std::int64_t p_in, const net::Bits& bits) {
+  Memory lb;
   // Line buffers: p_in buffers, each (kh − 1) lines of (W + 2pw)·C/p_in words.
   if (s.kh > 1) {
-    const std::int64_t line = (s.in.w + 2 * s.pw) * ceil_div(s.in_ch, psi.p_in);
+    const std::int64_t line = (s.in.w + 2 * s.pw) * ceil_div(s.in_ch, p_in);
     const Memory one = place_memory(line, (s.kh - 1) * bits.activation);
-    r.line_buffer = one;
-    r.line_buffer.cost = one.cost.scaled(static_cast<double>(psi.p_in));
+    lb = one;
+    lb.cost = one.cost.scaled(static_cast<double>(p_in));
   } else if (s.kw > 1) {  // a 1 x k window: (kw − 1) pixels of registers
-    r.line_buffer.kind = MemoryKind::Registers;
-    r.line_buffer.cost.ff = static_cast<double>((s.kw - 1) * s.in_ch * bits.activation);
+    lb.kind = MemoryKind::Registers;
+    lb.cost.ff = static_cast<double>((s.kw - 1) * s.in_ch * bits.activation);
   }
+  return lb;
+}
+
+StageResources stage_resources(const td::StageShape& s, const Psi& psi, const net::Bits& bits, const Memory& weights,
+                               const Memory& line_buffer) {
+  StageResources r;
+  const std::int64_t mults = stage_multipliers(s, psi);
+  r.weights = weights;
+  r.line_buffer = line_buffer;
   r.total = r.weights.cost + r.line_buffer.cost;
   r.total.dsp += static_cast<double>(dsps_for(mults, bits));
   // Control, adder trees, accumulators (32-bit) and requantisers.
@@ -150,6 +156,12 @@ StageResources stage_resources(const td::StageShape& s, const Psi& psi, const ne
   r.total.lut += 180.0 + 12.0 * static_cast<double>(mults) + 45.0 * p_out + 8.0 * static_cast<double>(psi.p_in);
   r.total.ff += 250.0 + 16.0 * static_cast<double>(mults) + 70.0 * p_out + 8.0 * static_cast<double>(psi.p_in);
   return r;
+}
+
+StageResources stage_resources(const td::StageShape& s, const Psi& psi, const net::Bits& bits, bool device_has_uram) {
+  const MemoryShape w = weight_memory_shape(s, psi, bits);
+  return stage_resources(s, psi, bits, place_weight_memory(w.depth, w.width_bits, psi.weight_memory, device_has_uram),
+                         stage_line_buffer(s, psi.p_in, bits));
 }
 
 StageResources with_weight_memory(const StageResources& r, WeightMemory m, bool device_has_uram) {

@@ -39,25 +39,42 @@ std::int64_t line_buffer_capacity(std::int64_t kh, std::int64_t kw, std::int64_t
   return std::max<std::int64_t>(std::min(line_buffer_pixels(kh, kw, sh, sw, ph, pw, h, w), h * w * 2), 2);
 }
 
-Cycles stage_cycles(const td::StageShape& s, const Psi& psi) {
+StageInTerms stage_in_terms(const td::StageShape& s, std::int64_t p_in) {
+  StageInTerms t;
+  t.in = ceil_div(s.in.numel(), p_in);
+  t.window = ceil_div(window_fill_words(s), p_in);
+  t.per_in = ceil_div(s.depthwise ? s.in_ch : s.in_per_group(), p_in);
+  return t;
+}
+
+StageOutTerms stage_out_terms(const td::StageShape& s, std::int64_t p_out) {
+  StageOutTerms t;
+  t.out = ceil_div(s.out.h * s.out.w * s.out_ch, p_out);
+  if (!s.depthwise) t.per_out = ceil_div(s.out_ch / s.groups, p_out);
+  return t;
+}
+
+Cycles stage_cycles(const td::StageShape& s, const StageInTerms& in, const StageOutTerms& out, std::int64_t per_fine) {
   Cycles c;
   const std::int64_t pix_out = s.out.h * s.out.w;
-  const std::int64_t kk = s.kh * s.kw;
-  c.in = ceil_div(s.in.numel(), psi.p_in);
-  c.out = ceil_div(pix_out * s.out_ch, psi.p_out);
+  c.in = in.in;
+  c.out = out.out;
   std::int64_t per_pixel_first = 0;
   if (s.depthwise) {
-    c.compute = pix_out * ceil_div(s.in_ch, psi.p_in) * ceil_div(kk, psi.fine);
-    per_pixel_first = ceil_div(kk, psi.fine);
+    c.compute = pix_out * in.per_in * per_fine;
+    per_pixel_first = per_fine;
   } else {
-    const std::int64_t cin = s.in_per_group(), cout = s.out_ch / s.groups;
-    c.compute = pix_out * s.groups * ceil_div(cin, psi.p_in) * ceil_div(cout, psi.p_out) * ceil_div(kk, psi.fine);
-    per_pixel_first = ceil_div(cin, psi.p_in) * ceil_div(kk, psi.fine);
+    c.compute = pix_out * s.groups * in.per_in * out.per_out * per_fine;
+    per_pixel_first = in.per_in * per_fine;
   }
-  c.window = ceil_div(window_fill_words(s), psi.p_in);
+  c.window = in.window;
   c.fill = c.window + per_pixel_first + kMacPipeline + kRequantPipeline;
   c.tail = ceil_div(c.compute, std::max<std::int64_t>(1, pix_out)) + kMacPipeline + kRequantPipeline;
   return c;
+}
+
+Cycles stage_cycles(const td::StageShape& s, const Psi& psi) {
+  return stage_cycles(s, stage_in_terms(s, psi.p_in), stage_out_terms(s, psi.p_out), stage_fine_terms(s, psi.fine));
 }
 
 Cycles pool_cycles(const net::Shape& in, const net::Shape& out, std::int64_t kh, std::int64_t kw, std::int64_t ph,
@@ -94,25 +111,6 @@ Cycles stream_cycles(std::int64_t words_in, std::int64_t width_in, std::int64_t 
   return c;
 }
 
-Arrival arrival(const Cycles& own, const Arrival* inputs, std::size_t count) {
-  Arrival in;
-  for (std::size_t k = 0; k < count; ++k) {
-    in.first = std::max(in.first, inputs[k].first);
-    in.last = std::max(in.last, inputs[k].last);
-    in.lead = std::max(in.lead, inputs[k].lead);
-    in.fill = std::max(in.fill, inputs[k].fill);
-  }
-  // The input frame arrives over `span` cycles; a window takes its share.
-  const std::int64_t span = in.last - in.first;
-  std::int64_t window = own.window;
-  if (window > 0 && span > own.in && own.in > 0) window = ceil_div(own.window * span, own.in);
-  Arrival a;
-  a.lead = in.lead + (own.in > 0 ? static_cast<double>(own.window) / static_cast<double>(own.in) : 0.0);
-  a.first = in.first + own.fill - own.window + window;
-  a.fill = in.fill + own.fill;
-  a.last = std::max({in.last + own.tail, in.first + own.in + own.tail, a.first + std::max(own.compute, own.out)});
-  return a;
-}
 std::int64_t skip_fifo_depth(const Arrival& p, const Arrival& main, std::int64_t words, std::int64_t width,
                              std::int64_t pixels, std::int64_t fifo_depth, std::int64_t row) {
   const std::int64_t gap = main.first - p.first;

@@ -90,29 +90,35 @@ std::int64_t rank_bound(const net::Layer& l, TdType type, std::int64_t g1, std::
   return 0;
 }
 
+// Messages are built only when a check fails: geometry() (and so this)
+// runs for every layer of every graph the analytical model builds.
 void check_tau(const net::Layer& l, const Tau& t) {
-  require(l.kind == net::LayerKind::Conv2d,
-          who(l) + " is a " + std::string(net::to_string(l.kind)) + "; only conv2d layers can be decomposed");
+  if (l.kind != net::LayerKind::Conv2d)
+    throw Error(who(l) + " is a " + std::string(net::to_string(l.kind)) + "; only conv2d layers can be decomposed");
   const std::int64_t n = l.conv.out_channels, c = l.in_shape.c;
-  require(c > 0, who(l) + ": shapes not inferred");
+  if (c <= 0) throw Error(who(l) + ": shapes not inferred");
   if (t.type == TdType::None) {
-    require(t.g1 == 1 && t.g2 == 1 && t.rank == 0,
-            who(l) + ": an undecomposed layer takes g1 = g2 = 1 and no rank, got " + t.str() +
-                " g1=" + std::to_string(t.g1) + " g2=" + std::to_string(t.g2) + " r=" + std::to_string(t.rank));
+    if (!(t.g1 == 1 && t.g2 == 1 && t.rank == 0))
+      throw Error(who(l) + ": an undecomposed layer takes g1 = g2 = 1 and no rank, got " + t.str() +
+                  " g1=" + std::to_string(t.g1) + " g2=" + std::to_string(t.g2) + " r=" + std::to_string(t.rank));
     return;
   }
-  require(l.conv.groups == 1, who(l) + " is a grouped/depthwise conv (groups = " + std::to_string(l.conv.groups) +
-                                  "); only dense convs (groups = 1) can be decomposed, so τ must be none");
-  require(t.g1 >= 1 && n % t.g1 == 0, who(l) + ": g1 = " + std::to_string(t.g1) + " does not divide the " +
-                                          std::to_string(n) + " output channels; legal g1: " + join_ints(divisors(n)));
-  require(t.g2 >= 1 && c % t.g2 == 0, who(l) + ": g2 = " + std::to_string(t.g2) + " does not divide the " +
-                                          std::to_string(c) + " input channels; legal g2: " + join_ints(divisors(c)));
-  require(!(t.type == TdType::Cpd && l.conv.kh * l.conv.kw == 1),
-          who(l) + ": CPD needs a spatial kernel (kh*kw > 1) but the kernel is 1x1; use svd-filter or none");
+  if (l.conv.groups != 1)
+    throw Error(who(l) + " is a grouped/depthwise conv (groups = " + std::to_string(l.conv.groups) +
+                "); only dense convs (groups = 1) can be decomposed, so τ must be none");
+  if (!(t.g1 >= 1 && n % t.g1 == 0))
+    throw Error(who(l) + ": g1 = " + std::to_string(t.g1) + " does not divide the " + std::to_string(n) +
+                " output channels; legal g1: " + join_ints(divisors(n)));
+  if (!(t.g2 >= 1 && c % t.g2 == 0))
+    throw Error(who(l) + ": g2 = " + std::to_string(t.g2) + " does not divide the " + std::to_string(c) +
+                " input channels; legal g2: " + join_ints(divisors(c)));
+  if (t.type == TdType::Cpd && l.conv.kh * l.conv.kw == 1)
+    throw Error(who(l) + ": CPD needs a spatial kernel (kh*kw > 1) but the kernel is 1x1; use svd-filter or none");
   const std::int64_t bound = rank_bound(l, t.type, t.g1, t.g2);
-  require(t.rank >= 1 && t.rank <= bound, who(l) + ": rank " + std::to_string(t.rank) + " is out of range for " +
-                                              std::string(to_string(t.type)) + " with g1=" + std::to_string(t.g1) +
-                                              " g2=" + std::to_string(t.g2) + "; legal: 1.." + std::to_string(bound));
+  if (!(t.rank >= 1 && t.rank <= bound))
+    throw Error(who(l) + ": rank " + std::to_string(t.rank) + " is out of range for " + std::string(to_string(t.type)) +
+                " with g1=" + std::to_string(t.g1) + " g2=" + std::to_string(t.g2) + "; legal: 1.." +
+                std::to_string(bound));
 }
 
 LayerGeometry geometry(const net::Layer& l, const Tau& t) {

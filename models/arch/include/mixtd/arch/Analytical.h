@@ -41,6 +41,9 @@ struct Report {
   // FIFOs behind fan-outs shallower than the design needs to run at its
   // interval (RowTimeline.h): the model's interval assumes them sized.
   std::vector<std::string> warnings;
+  // Per stream, the depth its fan-out needs to run at the interval
+  // (fan_out_fifo_depths; 0 where that asks nothing): what size_fifos() sets.
+  std::vector<std::int64_t> fifo_need;
 
   std::int64_t latency_cycles(std::int64_t batch) const { return fill_cycles + batch * interval; }
   double latency_ms(std::int64_t batch) const { return static_cast<double>(latency_cycles(batch)) / (clock_mhz * 1e3); }
@@ -56,5 +59,7 @@ Report analyse(const Design& d);
 // d.fifo_depths, never lowering a depth the design already has. Returns how
 // many it raised.
 int size_fifos(Design& d);
+// The same from `r`, which must be analyse(d): no second evaluation.
+int size_fifos(Design& d, const Report& r);
 
 }  // namespace mixtd::arch

@@ -56,6 +56,16 @@ struct StageResources {
 // psi.weight_memory says).
 StageResources stage_resources(const td::StageShape& s, const Psi& psi, const net::Bits& bits, bool device_has_uram);
 
+// The same from its memories placed already: `weights` the weight memory at
+// ψ (place_weight_memory of weight_memory_shape, as psi.weight_memory says)
+// and `line_buffer` stage_line_buffer(s, psi.p_in). The weight memory depends
+// on ψ only through the multipliers and the line buffer only through p_in,
+// so a search enumerating a stage's ψ places each once.
+StageResources stage_resources(const td::StageShape& s, const Psi& psi, const net::Bits& bits, const Memory& weights,
+                               const Memory& line_buffer);
+// The p_in line buffers of a stage (none for a 1×1 window, registers for 1×k).
+Memory stage_line_buffer(const td::StageShape& s, std::int64_t p_in, const net::Bits& bits);
+
 // The same stage instance with its weights where `m` says instead: only the
 // weight memory changes (for searches that price both kinds of one unrolling).
 StageResources with_weight_memory(const StageResources& r, WeightMemory m, bool device_has_uram);

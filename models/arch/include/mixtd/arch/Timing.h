@@ -17,6 +17,8 @@
 
 namespace mixtd::arch {
 
+inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
 struct Cycles {
   std::int64_t in = 0, compute = 0, out = 0;
   std::int64_t fill = 0;
@@ -50,7 +52,35 @@ struct Arrival {
   double lead = 0;
   std::int64_t fill = 0;
 };
-Arrival arrival(const Cycles& own, const Arrival* inputs, std::size_t count);
+// The rule on the inputs merged: `in` is their latest first, last, lead and
+// fill (component-wise; all 0 without inputs). Inline, with arrival(): the
+// solver's evaluator runs it for every module after every change.
+inline Arrival arrival_after(const Cycles& own, const Arrival& in) {
+  // The input frame arrives over `span` cycles; a window takes its share.
+  const std::int64_t span = in.last - in.first;
+  std::int64_t window = own.window;
+  if (window > 0 && span > own.in && own.in > 0) window = ceil_div(own.window * span, own.in);
+  Arrival a;
+  a.lead = in.lead + (own.in > 0 ? static_cast<double>(own.window) / static_cast<double>(own.in) : 0.0);
+  a.first = in.first + own.fill - own.window + window;
+  a.fill = in.fill + own.fill;
+  a.last = std::max({in.last + own.tail, in.first + own.in + own.tail, a.first + std::max(own.compute, own.out)});
+  return a;
+}
+
+// Merges one more input into `in` (as arrival_after() expects it).
+inline void merge_arrival(Arrival& in, const Arrival& x) {
+  in.first = std::max(in.first, x.first);
+  in.last = std::max(in.last, x.last);
+  in.lead = std::max(in.lead, x.lead);
+  in.fill = std::max(in.fill, x.fill);
+}
+
+inline Arrival arrival(const Cycles& own, const Arrival* inputs, std::size_t count) {
+  Arrival in;
+  for (std::size_t k = 0; k < count; ++k) merge_arrival(in, inputs[k]);
+  return arrival_after(own, in);
+}
 
 // The depth of an Add's input FIFO fed by `producer` while its other (main)
 // input arrives as `main`: 0 if it is not a skip (it arrives last), else
@@ -114,6 +144,22 @@ std::int64_t line_buffer_capacity(std::int64_t kh, std::int64_t kw, std::int64_t
 //             (depthwise: kh·kw/fine instead of (C/p_in)·(kh·kw/fine))
 Cycles stage_cycles(const td::StageShape& s, const Psi& psi);
 
+// The same in parts, for searches that enumerate every ψ of a stage: what
+// depends only on p_in, only on p_out, only on fine, each computed once per
+// value and combined (stage_cycles() is exactly this combination).
+struct StageInTerms {
+  std::int64_t in = 0, window = 0;
+  std::int64_t per_in = 0;  // ⌈C/p_in⌉ (depthwise: ⌈channels/p_in⌉)
+};
+struct StageOutTerms {
+  std::int64_t out = 0;
+  std::int64_t per_out = 0;  // ⌈N/p_out⌉ per conv group (unused when depthwise)
+};
+StageInTerms stage_in_terms(const td::StageShape& s, std::int64_t p_in);
+StageOutTerms stage_out_terms(const td::StageShape& s, std::int64_t p_out);
+inline std::int64_t stage_fine_terms(const td::StageShape& s, std::int64_t fine) { return ceil_div(s.kh * s.kw, fine); }
+Cycles stage_cycles(const td::StageShape& s, const StageInTerms& in, const StageOutTerms& out, std::int64_t per_fine);
+
 // Max/avg pooling, p channels per cycle, one window per cycle.
 Cycles pool_cycles(const net::Shape& in, const net::Shape& out, std::int64_t kh, std::int64_t kw, std::int64_t ph,
                    std::int64_t pw, std::int64_t p);
@@ -121,7 +167,5 @@ Cycles pool_cycles(const net::Shape& in, const net::Shape& out, std::int64_t kh,
 Cycles global_pool_cycles(const net::Shape& in, std::int64_t p);
 // A streaming block moving `words_in` → `words_out` at `width_in` / `width_out` words per cycle.
 Cycles stream_cycles(std::int64_t words_in, std::int64_t width_in, std::int64_t words_out, std::int64_t width_out);
-
-inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 }  // namespace mixtd::arch
