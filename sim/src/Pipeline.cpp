@@ -5,6 +5,7 @@
 #include <map>
 
 #include "mixtd/arch/Timing.h"
+#include "mixtd/sim/Functional.h"
 #include "mixtd/support/Error.h"
 
 namespace mixtd::sim {
@@ -23,31 +24,11 @@ std::string instance_name(const arch::Module& m, std::int64_t i) {
   std::string n = m.name;
   for (char& ch : n)
     if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  if (m.count > 1) n += "_" + std::to_string(i);
+  if (m.count > 1) {
+    n += '_';
+    n += std::to_string(i);
+  }
   return n;
-}
-
-// Stage weights in stream order. A linear layer reads its flattened input
-// in (row, col, channel) order, while its weights index (channel, row, col):
-// permute the columns once here, as the weight-image generator would.
-std::vector<std::int8_t> stage_image(const arch::Design& d, const arch::Module& m, const numerics::QStage& st) {
-  const net::Layer* l = d.network.find(m.layer);
-  if (!l || l->kind != net::LayerKind::Linear) return st.weight;
-  const net::Layer* src = d.network.find(l->inputs.at(0));
-  const net::Shape sp = src && src->kind == net::LayerKind::Flatten ? src->in_shape : l->in_shape;
-  if (sp.h * sp.w == 1) return st.weight;
-  const td::Tau& tau = d.mapping(m.layer).tau;
-  require(tau.g2 == 1, "simulate --functional: linear layer '" + m.layer + "' reads a " + sp.str() +
-                           " tensor in stream order with g2 = " + std::to_string(tau.g2) +
-                           "; channel groups of a flattened spatial tensor are not supported (use g2 = 1)");
-  std::vector<std::int8_t> w(st.weight.size());
-  const std::int64_t in = sp.numel(), out = static_cast<std::int64_t>(st.weight.size()) / in;
-  for (std::int64_t o = 0; o < out; ++o)
-    for (std::int64_t c = 0; c < sp.c; ++c)
-      for (std::int64_t p = 0; p < sp.h * sp.w; ++p)
-        w[static_cast<std::size_t>(o * in + p * sp.c + c)] =
-            st.weight[static_cast<std::size_t>(o * in + c * sp.h * sp.w + p)];
-  return w;
 }
 
 }  // namespace

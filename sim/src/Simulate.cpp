@@ -11,6 +11,7 @@
 #include "mixtd/net/Load.h"
 #include "mixtd/numerics/Golden.h"
 #include "mixtd/numerics/Quantized.h"
+#include "mixtd/sim/Functional.h"
 #include "mixtd/support/Error.h"
 #include "mixtd/support/Rng.h"
 #include "mixtd/td/Decompose.h"
@@ -27,46 +28,6 @@ double SimResult::fps_peak() const {
 namespace {
 
 bool g_elaborated = false;
-
-// The design's network in BFP8: its decomposed layers, calibrated on a
-// seeded batch of normal images (bit-exactness needs no real data).
-numerics::QNetwork quantise(const arch::Design& design, std::uint64_t seed) {
-  // design.yaml loads zoo networks without weights (the hardware figures do
-  // not need them); data does: zoo weights are seeded, so regenerate them.
-  arch::Design with;
-  const arch::Design* dp = &design;
-  if (!design.network.has_weights()) {
-    require(!std::filesystem::exists(design.network_spec),
-            "simulate --functional: network '" + design.network_spec + "' carries no weights");
-    with = design;
-    with.network = net::load_network(design.network_spec, true);
-    dp = &with;
-  }
-  const arch::Design& d = *dp;
-  numerics::Decompositions decomps;
-  for (const auto& l : d.network.layers) {
-    if (l.kind != net::LayerKind::Conv2d) continue;
-    const td::Tau& tau = d.mapping(l.name).tau;
-    if (!tau.decomposed()) continue;
-    td::Decomposer dec(l);
-    decomps[l.name] = dec.decompose(tau);
-  }
-  Rng rng(seed);
-  numerics::FloatTensor calib(8, d.network.input_shape);
-  for (auto& v : calib.data) v = static_cast<float>(rng.normal());
-  return numerics::quantize_network(d.network, decomps, calib);
-}
-
-// A tensor's frames in stream order (frame, row, col, channel).
-std::vector<std::int8_t> stream_order(const numerics::Int8Tensor& x) {
-  std::vector<std::int8_t> out;
-  out.reserve(x.data.size());
-  for (std::int64_t n = 0; n < x.n; ++n)
-    for (std::int64_t i = 0; i < x.h; ++i)
-      for (std::int64_t j = 0; j < x.w; ++j)
-        for (std::int64_t c = 0; c < x.c; ++c) out.push_back(x.at(n, c, i, j));
-  return out;
-}
 
 std::string kind_name(const arch::Module& m) { return std::string(arch::to_string(m.kind)); }
 
@@ -101,10 +62,7 @@ SimResult simulate(const arch::Design& d, const SimOptions& o) {
   numerics::Int8Tensor input;
   if (o.functional) {
     q = quantise(d, o.seed);
-    Rng rng(o.seed + 1);
-    numerics::FloatTensor x(o.frames, d.network.input_shape);
-    for (auto& v : x.data) v = static_cast<float>(rng.normal());
-    input = numerics::quantize_tensor(x, q.input_exp);
+    input = input_frames(q, d.network.input_shape, o.frames, o.seed);
   }
   sc::HostStalls stalls{o.stall_probability, 8, o.seed};
   Pipeline p(d, g, o.functional ? &q : nullptr, o.frames, stalls, ctx);

@@ -1,0 +1,50 @@
+// One SystemC block on its own, for the RTL ladder's per-block rung
+// (docs/rtl.md): the block between a source and a sink that follow given
+// schedules, with the same stream FIFOs (depth 2) on either side as the RTL
+// test bench. The RTL of the block, driven by the same schedules, must give
+// the same words and (within the stated tolerance) the same cycles.
+//
+// Schedules: input beat k is offered from cycle offer[k] on (and held until
+// taken); output beat k may be taken from cycle take[k] on. An empty
+// schedule means "as early as possible".
+//
+// Each run is a SystemC elaboration, so it runs in a child process
+// (sim/WorkerPool.h): call it from a process that has not elaborated SystemC.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "mixtd/numerics/Bfp8.h"
+
+namespace mixtd::sim {
+
+struct WindowBlockSpec {
+  // Input tensor per frame and window (as sc::WindowShape).
+  std::int64_t c = 1, h = 1, w = 1, kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0;
+  enum class Kind { Dense, Depthwise, MaxPool, AvgPool } kind = Kind::Dense;
+  std::int64_t out_ch = 1, p_in = 1, p_out = 1, fine = 1;  // pooling: p = p_in
+  bool count_include_pad = false;
+  std::vector<std::int8_t> weight;         // [out, in (1 depthwise), kh, kw]
+  std::vector<numerics::Requant> requant;  // per output channel
+  std::int64_t frames = 1;
+  std::vector<std::int8_t> input;  // frames × h × w × c, stream order
+  std::vector<std::int64_t> offer, take;
+  std::int64_t fifo_depth = 2;
+};
+
+struct BlockRun {
+  std::vector<std::int8_t> output;       // stream order
+  std::vector<std::int64_t> out_cycles;  // per output beat: the cycle it was taken
+  std::vector<std::int64_t> in_cycles;   // per input beat: the cycle it was taken
+  std::int64_t out_width = 1;
+};
+
+// The SystemC Stage (or Pool) on `spec`, in a child process.
+BlockRun run_window_block(const WindowBlockSpec& spec);
+
+// The capacity (pixels) the line buffer of `spec` has (arch::line_buffer_pixels
+// with the SystemC LineBuffer's bounds): what the RTL's CAP must be.
+std::int64_t line_buffer_capacity(const WindowBlockSpec& spec);
+
+}  // namespace mixtd::sim

@@ -1,0 +1,78 @@
+#include "mixtd/sim/Functional.h"
+
+#include <filesystem>
+
+#include "mixtd/net/Load.h"
+#include "mixtd/numerics/Golden.h"
+#include "mixtd/support/Error.h"
+#include "mixtd/support/Rng.h"
+#include "mixtd/td/Decompose.h"
+
+namespace mixtd::sim {
+
+numerics::QNetwork quantise(const arch::Design& design, std::uint64_t seed) {
+  // design.yaml loads zoo networks without weights (the hardware figures do
+  // not need them); data does: zoo weights are seeded, so regenerate them.
+  arch::Design with;
+  const arch::Design* dp = &design;
+  if (!design.network.has_weights()) {
+    require(!std::filesystem::exists(design.network_spec),
+            "simulate --functional: network '" + design.network_spec + "' carries no weights");
+    with = design;
+    with.network = net::load_network(design.network_spec, true);
+    dp = &with;
+  }
+  const arch::Design& d = *dp;
+  numerics::Decompositions decomps;
+  for (const auto& l : d.network.layers) {
+    if (l.kind != net::LayerKind::Conv2d) continue;
+    const td::Tau& tau = d.mapping(l.name).tau;
+    if (!tau.decomposed()) continue;
+    td::Decomposer dec(l);
+    decomps[l.name] = dec.decompose(tau);
+  }
+  Rng rng(seed);
+  numerics::FloatTensor calib(8, d.network.input_shape);
+  for (auto& v : calib.data) v = static_cast<float>(rng.normal());
+  return numerics::quantize_network(d.network, decomps, calib);
+}
+
+std::vector<std::int8_t> stage_image(const arch::Design& d, const arch::Module& m, const numerics::QStage& st) {
+  const net::Layer* l = d.network.find(m.layer);
+  if (!l || l->kind != net::LayerKind::Linear) return st.weight;
+  const net::Layer* src = d.network.find(l->inputs.at(0));
+  const net::Shape sp = src && src->kind == net::LayerKind::Flatten ? src->in_shape : l->in_shape;
+  if (sp.h * sp.w == 1) return st.weight;
+  const td::Tau& tau = d.mapping(m.layer).tau;
+  require(tau.g2 == 1, "simulate --functional: linear layer '" + m.layer + "' reads a " + sp.str() +
+                           " tensor in stream order with g2 = " + std::to_string(tau.g2) +
+                           "; channel groups of a flattened spatial tensor are not supported (use g2 = 1)");
+  std::vector<std::int8_t> w(st.weight.size());
+  const std::int64_t in = sp.numel(), out = static_cast<std::int64_t>(st.weight.size()) / in;
+  for (std::int64_t o = 0; o < out; ++o)
+    for (std::int64_t c = 0; c < sp.c; ++c)
+      for (std::int64_t p = 0; p < sp.h * sp.w; ++p)
+        w[static_cast<std::size_t>(o * in + p * sp.c + c)] =
+            st.weight[static_cast<std::size_t>(o * in + c * sp.h * sp.w + p)];
+  return w;
+}
+
+numerics::Int8Tensor input_frames(const numerics::QNetwork& q, const net::Shape& shape, std::int64_t frames,
+                                  std::uint64_t seed) {
+  Rng rng(seed + 1);
+  numerics::FloatTensor x(frames, shape);
+  for (auto& v : x.data) v = static_cast<float>(rng.normal());
+  return numerics::quantize_tensor(x, q.input_exp);
+}
+
+std::vector<std::int8_t> stream_order(const numerics::Int8Tensor& x) {
+  std::vector<std::int8_t> out;
+  out.reserve(x.data.size());
+  for (std::int64_t n = 0; n < x.n; ++n)
+    for (std::int64_t i = 0; i < x.h; ++i)
+      for (std::int64_t j = 0; j < x.w; ++j)
+        for (std::int64_t c = 0; c < x.c; ++c) out.push_back(x.at(n, c, i, j));
+  return out;
+}
+
+}  // namespace mixtd::sim
