@@ -83,12 +83,12 @@ module mixtd_stream_route #(
   endfunction
   // Beats of port q's pixel that output beat b of port k waits for.
   function integer need_beats;
-    input integer k, b, q;
+    input integer k, b, pq;
     integer l, n;
     begin
       need_beats = 0;
       for (l = 0; l < OUT_LANES; l = l + 1)
-        if (src_port(k, l, b) == q) begin
+        if (src_port(k, l, b) == pq) begin
           n = src_word(k, l, b) / W_IN + 1;
           if (n > need_beats) need_beats = n;
         end

@@ -22,5 +22,7 @@ Run add_finetune(CLI::App& app);
 Run add_simulate(CLI::App& app);
 Run add_dataset(CLI::App& app);
 Run add_predictor(CLI::App& app);
+Run add_gen_rtl(CLI::App& app);
+Run add_cosim(CLI::App& app);
 
 }  // namespace mixtd::cli

@@ -1,0 +1,63 @@
+// The RTL generator (issue 8): a Design's top level in SystemVerilog, the
+// memory images of its weights and requantisers, and a file list — the
+// blocks of rtl/lib instantiated and wired exactly as sim/Pipeline.cpp
+// assembles the SystemC blocks (one instance per arch::Module instance, one
+// mixtd_stream_fifo per physical stream, a mixtd_repack where a consumer
+// reads another width than its producer writes).
+//
+// Deterministic: the same design and seed give the same bytes (the library
+// sources are embedded in the binary, so the output does not depend on
+// where the tool was built).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "mixtd/arch/Design.h"
+#include "mixtd/numerics/Bfp8.h"
+
+namespace mixtd::rtl {
+
+struct GeneratedFile {
+  std::string path;  // relative to the output directory
+  std::string text;
+};
+
+struct GeneratedRtl {
+  std::string top;                           // the top module's name
+  std::vector<GeneratedFile> files;          // the top, the library, memory images, files.f
+  std::int64_t in_width = 1, out_width = 1;  // words per beat of the top's input / output
+  std::int64_t in_words = 0, out_words = 0;  // per frame
+  std::int64_t instances = 0;                // block instances (FIFOs not counted)
+  std::uint64_t hash = 0;                    // of every file's path and text
+};
+
+// Checks that every module can be mapped (clear mixtd::Error naming the
+// layer, module and offending value otherwise) and generates the RTL.
+// `seed` is the calibration seed of sim::quantise (the SystemC model's
+// --functional uses the same).
+GeneratedRtl generate(const arch::Design& d, std::uint64_t seed = 1);
+
+// Writes the files under `dir` (created); each file is written to a
+// temporary name and renamed, so an interrupted run leaves no torn file.
+void write(const GeneratedRtl& g, const std::filesystem::path& dir);
+
+// ---- memory images (also used by the per-block tests) -----------------------
+
+// A stage's weight memory as mixtd_conv_stage reads it: one hex line per
+// (block, channel chunk, kernel chunk) word, lane (l·P_IN + m)·FINE + n;
+// depthwise one per (block, kernel chunk), lane m·FINE + n. `weight` is
+// [out, in (1 depthwise), kh, kw].
+std::string stage_weight_image(const std::vector<std::int8_t>& weight, std::int64_t in_ch, std::int64_t out_ch,
+                               std::int64_t kh, std::int64_t kw, bool depthwise, std::int64_t p_in, std::int64_t p_out,
+                               std::int64_t fine);
+// Requantisers, `lanes` per line (40 bits each: {relu, shift[6:0], bias}),
+// lane 0 in the low bits.
+std::string requant_image(const std::vector<numerics::Requant>& r, std::int64_t lanes);
+
+// The SystemVerilog library (rtl/lib), embedded: file name → text.
+const std::vector<GeneratedFile>& library();
+
+}  // namespace mixtd::rtl

@@ -1,0 +1,170 @@
+// A conv stage (SPEC "Stage"): line buffer → MAC units → accumulator →
+// requantiser → output FIFO. The RTL twin of sc::Stage (models/sc/src/
+// Stage.cpp), with its timing rules (arch::stage_cycles):
+//
+//  * windows in raster order; per window BLOCKS output blocks (P_OUT
+//    channels dense, P_IN depthwise), each COST cycles: (C/P_IN)·(kh·kw/FINE)
+//    dense, kh·kw/FINE depthwise, issued back to back;
+//  * a block's beat is offered kMacPipeline + kRequantPipeline = 5 cycles
+//    after the block's last cycle (read, multiply-and-tree, accumulate;
+//    requantise, output register);
+//  * the window is released with its last read.
+//
+// Back-pressure: the pipeline behind the issue stage does not stall, so a
+// block starts only with a credit for its result in the output FIFO
+// (CREDITS: enough for a stall-free stream plus two results, the two the
+// SystemC accumulator holds). docs/rtl.md says how this differs from
+// SystemC's look-ahead under back-pressure.
+//
+// Memory images (docs/rtl.md): WEIGHT_FILE, one word per (block, channel
+// chunk, kernel chunk) in that order, lane (l·P_IN + m)·FINE + n = weight of
+// output channel block·P_OUT + l, input channel chunk·P_IN + m, kernel
+// position chunk·FINE + n (depthwise: one word per (block, kernel chunk),
+// lane m·FINE + n); REQUANT_FILE, one word per block, lane l (40 bits) =
+// {relu, shift[6:0], bias[31:0]} of the block's output channel l.
+module mixtd_conv_stage #(
+    parameter int C = 8,
+    parameter int H = 8,
+    parameter int W = 8,
+    parameter int N = 8,
+    parameter int KH = 3,
+    parameter int KW = 3,
+    parameter int SH = 1,
+    parameter int SW = 1,
+    parameter int PH = 1,
+    parameter int PW = 1,
+    parameter int P_IN = 1,
+    parameter int P_OUT = 1,
+    parameter int FINE = 1,
+    parameter int DEPTHWISE = 0,  // 1: depthwise (outer products)
+    parameter int CAP = 32,
+    parameter WEIGHT_FILE = "",
+    parameter REQUANT_FILE = "",
+    // Derived (do not set).
+    parameter int OUT_P = DEPTHWISE != 0 ? P_IN : P_OUT
+) (
+    input  logic                clk,
+    input  logic                rst_n,
+    input  logic                in_valid,
+    output logic                in_ready,
+    input  logic [P_IN*8-1:0]   in_data,
+    output logic                out_valid,
+    input  logic                out_ready,
+    output logic [OUT_P*8-1:0]  out_data
+);
+  localparam bit DW = DEPTHWISE != 0;
+  localparam int KK = KH * KW;
+  localparam int KCH = KK / FINE;
+  localparam int CCH = C / P_IN;
+  localparam int BLOCKS = DW ? C / P_IN : N / P_OUT;
+  localparam int COST = DW ? KCH : CCH * KCH;
+  localparam int PIPE = 5;  // arch::kMacPipeline + arch::kRequantPipeline
+  localparam int CREDITS = 3 + PIPE / COST;
+  localparam int WLANES = DW ? P_IN * FINE : P_OUT * P_IN * FINE;
+  localparam int WWORDS = DW ? BLOCKS * KCH : BLOCKS * CCH * KCH;
+  localparam int CCW = CCH > 1 ? $clog2(CCH) : 1;
+  localparam int KCW = KCH > 1 ? $clog2(KCH) : 1;
+  localparam int BW = BLOCKS > 1 ? $clog2(BLOCKS) : 1;
+  localparam int WAW = WWORDS > 1 ? $clog2(WWORDS) : 1;
+  localparam int CRW = $clog2(CREDITS + 1);
+
+  // ---- memories -----------------------------------------------------------
+  logic [WLANES*8-1:0] weights[WWORDS];
+  logic [OUT_P*40-1:0] requant[1<<BW];
+  initial begin
+    if (WEIGHT_FILE != "") $readmemh(WEIGHT_FILE, weights);
+    if (REQUANT_FILE != "") $readmemh(REQUANT_FILE, requant, 0, BLOCKS - 1);
+  end
+
+  // ---- issue: one (block, channel chunk, kernel chunk) step per cycle ------
+  logic [BW-1:0] blk;
+  logic [CCW-1:0] cc;
+  logic [KCW-1:0] kc;
+  logic [CRW-1:0] outstanding;  // blocks started, beats not yet taken
+  logic win_valid;
+  wire step0 = (DW || cc == '0) && kc == '0;
+  wire last_step = (DW || cc == CCW'(CCH - 1)) && kc == KCW'(KCH - 1);
+  wire credit = outstanding < CRW'(CREDITS);
+  wire issue = !step0 || credit && (blk != '0 || win_valid);
+  wire last_block = blk == BW'(BLOCKS - 1);
+  wire release_window = issue && last_step && last_block;
+  wire [CCW-1:0] rd_cc = DW ? CCW'(blk) : cc;
+  wire out_pop = out_valid && out_ready;
+
+  always_ff @(posedge clk) begin
+    if (!rst_n) begin
+      blk <= '0;
+      cc <= '0;
+      kc <= '0;
+      outstanding <= '0;
+    end else begin
+      if (issue) begin
+        kc <= kc == KCW'(KCH - 1) ? '0 : kc + 1'b1;
+        if (!DW && kc == KCW'(KCH - 1)) cc <= cc == CCW'(CCH - 1) ? '0 : cc + 1'b1;
+        if (last_step) blk <= last_block ? '0 : blk + 1'b1;
+      end
+      outstanding <= outstanding + CRW'(issue && step0) - CRW'(out_pop);
+    end
+  end
+
+  logic [FINE*P_IN*8-1:0] x;
+  logic [FINE-1:0] pad;  // padding reads zero, which is all a MAC needs
+  mixtd_line_buffer #(
+      .C(C), .H(H), .W(W), .KH(KH), .KW(KW), .SH(SH), .SW(SW), .PH(PH), .PW(PW),
+      .P_IN(P_IN), .FINE(FINE), .CAP(CAP)
+  ) line_buffer (
+      .clk, .rst_n, .in_valid, .in_ready, .in_data,
+      .win_valid, .rd_en(issue), .rd_cc, .rd_kc(kc), .rd_data(x), .rd_pad(pad),
+      .win_release(release_window)
+  );
+
+  // ---- pipeline: read (1), multiply + tree (2), accumulate (3) -------------
+  wire [WAW-1:0] waddr = DW ? WAW'(blk) * WAW'(KCH) + WAW'(kc)
+                                   : (WAW'(blk) * WAW'(CCH) + WAW'(cc)) * WAW'(KCH) + WAW'(kc);
+  logic [WLANES*8-1:0] w1;
+  logic v1, first1, last1, v2, first2, last2;
+  logic [BW-1:0] b1, b2, b3;
+  always_ff @(posedge clk) begin
+    if (issue) w1 <= weights[waddr];
+    if (!rst_n) {v1, v2} <= '0;
+    else {v1, v2} <= {issue, v1};
+    {first1, last1, b1} <= {step0, last_step, blk};
+    {first2, last2, b2} <= {first1, last1, b1};
+  end
+
+  logic [OUT_P*32-1:0] sum2, acc3;
+  logic v3;
+  if (DW) begin : g_outer
+    mixtd_outer_product_array #(.P_IN(P_IN), .FINE(FINE)) outer_product_array (.clk, .x, .w(w1), .sum(sum2));
+  end else begin : g_mac
+    mixtd_mac_array #(.P_IN(P_IN), .P_OUT(P_OUT), .FINE(FINE)) mac_array (.clk, .x, .w(w1), .sum(sum2));
+  end
+  mixtd_accumulator #(.LANES(OUT_P)) accumulator (
+      .clk, .rst_n, .in_valid(v2), .first(first2), .last(last2), .in_sum(sum2), .res_valid(v3), .res(acc3)
+  );
+  always_ff @(posedge clk) if (v2 && last2) b3 <= b2;
+
+  // ---- requantise (4), two output registers (5, 6), FIFO -------------------
+  logic [OUT_P*8-1:0] q3, q4, q5, q6;
+  logic v4, v5, v6;
+  for (genvar l = 0; l < OUT_P; l = l + 1) begin : g_requant
+    wire [39:0] rq = requant[b3][l*40+:40];
+    mixtd_requantise requantise (
+        .acc(acc3[l*32+:32]), .bias(rq[31:0]), .shift(rq[38:32]), .relu(rq[39]), .q(q3[l*8+:8])
+    );
+  end
+  always_ff @(posedge clk) begin
+    if (!rst_n) {v4, v5, v6} <= '0;
+    else {v4, v5, v6} <= {v3, v4, v5};
+    {q4, q5, q6} <= {q3, q4, q5};
+  end
+
+  logic fifo_ready;
+  mixtd_stream_fifo #(.WIDTH(OUT_P * 8), .DEPTH(CREDITS)) out_fifo (
+      .clk, .rst_n, .in_valid(v6), .in_ready(fifo_ready), .in_data(q6),
+      .out_valid, .out_ready, .out_data
+  );
+  // verilator lint_off UNUSEDSIGNAL
+  wire unused = fifo_ready || |pad;  // credits keep the FIFO from overflowing
+  // verilator lint_on UNUSEDSIGNAL
+endmodule
