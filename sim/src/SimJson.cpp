@@ -42,6 +42,12 @@ nlohmann::json to_json(const SimResult& r) {
                      {"width", f.width},
                      {"high_water", f.high_water},
                      {"skip", f.skip}});
+  j["first_input_cycle"] = r.first_input_cycle;
+  if (!r.streams.empty()) {
+    auto& streams = j["streams"] = nlohmann::json::array();
+    for (const auto& st : r.streams)
+      streams.push_back({{"name", st.name}, {"width", st.width}, {"words", st.words}, {"cycles", st.cycles}});
+  }
   return j;
 }
 
@@ -70,6 +76,11 @@ SimResult result_from_json(const nlohmann::json& j) {
                          m.at("stall_out"), m.at("idle"), m.at("analytical_interval")});
   for (const auto& f : j.at("fifos"))
     r.fifos.push_back({f.at("name"), f.at("count"), f.at("depth"), f.at("width"), f.at("high_water"), f.at("skip")});
+  r.first_input_cycle = j.value("first_input_cycle", std::int64_t{0});
+  if (j.contains("streams"))
+    for (const auto& st : j.at("streams"))
+      r.streams.push_back({st.at("name"), st.at("width"), st.at("words").get<std::vector<std::int8_t>>(),
+                           st.at("cycles").get<std::vector<std::int64_t>>()});
   return r;
 }
 

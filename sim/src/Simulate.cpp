@@ -70,6 +70,9 @@ SimResult simulate(const arch::Design& d, const SimOptions& o) {
     const auto words = stream_order(input);
     std::copy(words.begin(), words.end(), p.memory->bytes.begin() + p.input_base);
   }
+  if (o.record_streams)
+    for (auto& list : p.fifos)
+      for (auto& f : list) f->record = true;
   sc_core::sc_trace_file* tf = nullptr;
   if (!o.trace_path.empty()) {
     std::string base = o.trace_path;
@@ -106,6 +109,10 @@ SimResult simulate(const arch::Design& d, const SimOptions& o) {
     }
     r.blocked = p.blocked();
   }
+  r.first_input_cycle = t0;
+  if (o.record_streams)
+    for (auto& list : p.fifos)
+      for (auto& f : list) r.streams.push_back({f->name(), f->width(), f->recorded, f->recorded_at});
   for (std::size_t f = 0; f < out.last.size() && f < p.host_in->first.size(); ++f)
     r.latency.push_back(out.last[f] - p.host_in->first[f] + 1);
   if (out.last.size() >= 2) r.interval = out.last[out.last.size() - 1] - out.last[out.last.size() - 2];

@@ -45,6 +45,10 @@ void BeatFifo::push(Cycle t, const std::int8_t* words) {
   push_time_[s] = t;
   if (!data_.empty() && words)
     std::memcpy(&data_[s * static_cast<std::size_t>(width_)], words, static_cast<std::size_t>(width_));
+  if (record) {
+    recorded_at.push_back(t);
+    if (words) recorded.insert(recorded.end(), words, words + width_);
+  }
   ++tail_;
   if (trace_) update_trace();
   if (reader_waiting_) pushed_.notify();

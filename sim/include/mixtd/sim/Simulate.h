@@ -25,6 +25,16 @@ struct SimOptions {
   std::int64_t quantum = 20000;   // temporal decoupling, cycles (0 with a trace)
   double stall_probability = 0;   // random host-side gaps / back-pressure per beat
   std::uint64_t seed = 1;         // input frames, calibration batch, stalls
+  bool record_streams = false;    // keep every FIFO's beats (SimResult::streams)
+};
+
+// Every beat pushed into one physical FIFO: its words (functional runs) and
+// cycle. Named as the FIFO ("<stream>" or "<stream>[e]").
+struct StreamRecord {
+  std::string name;
+  std::int64_t width = 1;
+  std::vector<std::int8_t> words;
+  std::vector<std::int64_t> cycles;
 };
 
 struct ModuleStats {
@@ -51,7 +61,9 @@ struct SimResult {
   std::int64_t interval = 0;          // steady state: between the last two frames' last words
   double clock_mhz = 200;
   std::int64_t preload_cycles = 0;
-  std::int64_t cycles = 0;  // simulated, preload excluded
+  std::int64_t cycles = 0;             // simulated, preload excluded
+  std::int64_t first_input_cycle = 0;  // the first input beat (after the preload)
+  std::vector<StreamRecord> streams;   // record_streams: per physical FIFO, in graph order
   double fps_batch1() const;
   double fps_peak() const;
   // The analytical model on the same design.

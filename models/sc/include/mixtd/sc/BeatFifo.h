@@ -55,6 +55,11 @@ class BeatFifo {
 
   // Names of the blocks at either end (for deadlock reports).
   std::string producer, consumer;
+  // When set, every pushed beat's words and cycle are kept (co-simulation
+  // compares them stream by stream with the RTL's).
+  bool record = false;
+  std::vector<std::int8_t> recorded;
+  std::vector<Cycle> recorded_at;
 
   // VCD: occupancy, valid (not empty) and ready (not full), written at each
   // handshake. Only meaningful with a quantum of 0.
