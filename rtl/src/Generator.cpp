@@ -300,8 +300,16 @@ GeneratedRtl generate(const arch::Design& d, std::uint64_t seed) {
       const std::int64_t pi = e % from.count, pport = e / from.count;
       const std::int64_t ci = e / k, cport = in_base[static_cast<std::size_t>(s.to)] + e % k;
       const std::int64_t w = s.width * 8;
-      decl << "  logic " << f << "_iv, " << f << "_ir, " << f << "_ov, " << f << "_or;\n  logic [" << w - 1 << ":0] "
-           << f << "_id, " << f << "_od;  // " << s.name << "\n";
+      // The input side is visible to the co-simulation driver (a stream probe).
+      decl << "  logic " << f << "_iv /*verilator public_flat_rd*/, " << f << "_ir /*verilator public_flat_rd*/, " << f
+           << "_ov, " << f << "_or;\n  logic [" << w - 1 << ":0] " << f << "_id /*verilator public_flat_rd*/, " << f
+           << "_od;  // " << s.name << "\n";
+      const auto inst = [](const arch::Module& mod, std::int64_t i) {
+        return mod.count > 1 ? mod.name + "[" + std::to_string(i) + "]" : mod.name;
+      };
+      out.streams.push_back({f, s.count > 1 ? s.name + "[" + std::to_string(e) + "]" : s.name, inst(from, pi),
+                             inst(to, ci), s.width, s.words, std::max<std::int64_t>(1, from.out_shape.h),
+                             std::max<std::int64_t>(1, from.out_shape.w)});
       body << "  mixtd_stream_fifo #(.WIDTH(" << w << "), .DEPTH(" << s.depth << ")) " << f
            << " (\n      .clk, .rst_n, .in_valid(" << f << "_iv), .in_ready(" << f << "_ir), .in_data(" << f
            << "_id),\n      .out_valid(" << f << "_ov), .out_ready(" << f << "_or), .out_data(" << f << "_od)\n  );\n";

@@ -42,8 +42,14 @@ void print(const rtl::CosimResult& r, std::ostream& out) {
       << (r.outputs_match ? "identical to the integer golden executor (" + with_commas(r.words) + " words)"
                           : "MISMATCH: " + r.mismatch)
       << "\n";
-  if (r.systemc)
+  if (r.systemc) {
     out << "SystemC outputs: " << (r.sc_outputs_match ? "identical to the golden executor" : "MISMATCH") << "\n";
+    out << "streams: " << r.streams_compared << " FIFOs compared word for word with SystemC: "
+        << (r.first_bad_stream.empty() ? "all identical" : "MISMATCH at " + r.block_mismatch) << "\n";
+    out << "blocks: " << r.blocks_compared << " compared by the cycle of their last output beat; "
+        << r.blocks_outside_tolerance << " outside ±1% + 20 cycles; largest difference " << r.worst_block_diff
+        << " cycles (" << r.worst_block << ", " << with_commas(r.worst_block_cycles) << " in SystemC)\n";
+  }
   if (!r.vcd.empty()) out << "VCD around the mismatch: " << r.vcd << "\n";
   out << "Verilator: " << with_commas(r.cycles) << " cycles in " << fixed(r.run_seconds, 2) << " s ("
       << with_commas(static_cast<std::int64_t>(r.cycles_per_second())) << " cycles/s)\n";
@@ -73,6 +79,8 @@ Run add_cosim(CLI::App& app) {
   cmd->add_option("--cache", a->cache, "where Verilated models are kept (default ~/.cache/mixtd/cosim)");
   cmd->add_option("--jobs,-j", a->o.build_jobs, "parallel compiles when building the model")->capture_default_str();
   cmd->add_option("--vcd", a->o.vcd, "on a mismatch, write a VCD of the 2,000 cycles before it to this file");
+  cmd->add_option("--inject-fault", a->o.fault,
+                  "break the RTL on purpose to see the checks catch it: requant-shift (the first stage's shifts + 1)");
   cmd->add_flag("--no-systemc", a->no_systemc, "skip the SystemC run (outputs are still checked against golden)");
   cmd->add_flag("--json", a->json, "machine-readable output");
   cmd->footer(
@@ -93,7 +101,7 @@ Run add_cosim(CLI::App& app) {
       std::cout << rtl::to_json(r).dump(2) << '\n';
     else
       print(r, std::cout);
-    return r.outputs_match ? 0 : 1;
+    return r.outputs_match && r.first_bad_stream.empty() ? 0 : 1;
   };
 }
 

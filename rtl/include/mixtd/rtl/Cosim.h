@@ -27,6 +27,9 @@ struct CosimOptions {
   int build_jobs = 2;            // parallel compiles of the Verilated model
   std::string vcd;               // on a mismatch: a VCD of the cycles around it ("" = none)
   bool compare_systemc = true;   // also run the SystemC model for its cycles
+  // A deliberate bug, to show the checks catch one: "requant-shift" adds 1
+  // to every shift of the first stage's requantiser image ("" = none).
+  std::string fault;
 };
 
 struct CosimResult {
@@ -47,6 +50,13 @@ struct CosimResult {
   std::vector<std::int64_t> sc_latency;
   std::int64_t sc_interval = 0;
   bool sc_outputs_match = false;
+  // Stream by stream (every FIFO's words, graph order) and block by block
+  // (the cycle of each block's last output beat from the first input beat).
+  std::int64_t streams_compared = 0, blocks_compared = 0, blocks_outside_tolerance = 0;
+  std::string first_bad_stream;  // "" = every stream carries SystemC's words
+  std::string block_mismatch;    // the first wrong block and word
+  std::string worst_block;       // largest |RTL − SystemC| cycle difference
+  std::int64_t worst_block_diff = 0, worst_block_cycles = 0;
   double cycles_per_second() const { return run_seconds > 0 ? static_cast<double>(cycles) / run_seconds : 0; }
 };
 

@@ -25,6 +25,18 @@ struct GeneratedFile {
   std::string text;
 };
 
+// One physical stream of the top (a mixtd_stream_fifo), for co-simulation
+// probes: its input-side wires <wire>_iv/_ir/_id are marked
+// verilator public_flat_rd.
+struct StreamProbe {
+  std::string wire;                // q<stream>_<e>
+  std::string name;                // as the SystemC BeatFifo: "<stream>" or "<stream>[e]"
+  std::string producer, consumer;  // module names, "[i]" for instance i of several
+  std::int64_t width = 1;          // words per beat
+  std::int64_t words = 0;          // per frame
+  std::int64_t h = 1, w = 1;       // the tensor's pixels per frame (rows, cols)
+};
+
 struct GeneratedRtl {
   std::string top;                           // the top module's name
   std::vector<GeneratedFile> files;          // the top, the library, memory images, files.f
@@ -32,6 +44,7 @@ struct GeneratedRtl {
   std::int64_t in_words = 0, out_words = 0;  // per frame
   std::int64_t instances = 0;                // block instances (FIFOs not counted)
   std::uint64_t hash = 0;                    // of every file's path and text
+  std::vector<StreamProbe> streams;          // in graph order (producers before consumers)
 };
 
 // Checks that every module can be mapped (clear mixtd::Error naming the
