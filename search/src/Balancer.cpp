@@ -133,7 +133,7 @@ class Balancer {
  private:
   static constexpr int kRefineRounds = 4;
   static constexpr int kTriesPerStep = 3;             // alternatives tried before a module counts as saturated
-  static constexpr double kLevelReach = 0.4;          // how far one interval move may look ahead
+  static constexpr double kLevelReach = 0.2;          // how far one interval move may look ahead
   static constexpr double kEarlyStart = 2.0;          // the latency-first start: interval within this of balanced
   static constexpr double kRefineBehind = 0.01;       // refine that start only if within this of the other
   static constexpr double kTakeWithin = 0.1;          // a re-measured move this close to the best estimate is taken
