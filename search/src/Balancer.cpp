@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <queue>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -169,31 +170,81 @@ class Balancer {
     return t ? *t : enumerate(s);
   }
 
-  // What a stage's options are a function of: its shape, its instances and
-  // the FIFOs after it (instances and depths, as they are now). Stages alike
-  // in all of it (the repeated blocks of a network) share one table.
+  // What a stage's options are a function of: its shape, its instances, the
+  // FIFOs after it (instances and depths, as they are now), the number
+  // formats and whether the device has URAM. Stages alike in all of it (the
+  // repeated blocks of a network) share one table, and so do solves: see
+  // TableCache.
   struct TableKey {
     td::StageShape shape;  // all but the role
     std::int64_t count = 0;
     std::vector<std::pair<std::int64_t, std::int64_t>> fifos;  // per output stream: instances, depth
+    net::Bits bits;
+    bool uram = false;
     bool operator==(const TableKey& o) const {
       const td::StageShape &a = shape, &b = o.shape;
       return a.in_ch == b.in_ch && a.out_ch == b.out_ch && a.kh == b.kh && a.kw == b.kw && a.sh == b.sh &&
              a.sw == b.sw && a.ph == b.ph && a.pw == b.pw && a.depthwise == b.depthwise && a.groups == b.groups &&
-             a.in == b.in && a.out == b.out && count == o.count && fifos == o.fifos;
+             a.in == b.in && a.out == b.out && count == o.count && fifos == o.fifos && bits.weight == o.bits.weight &&
+             bits.activation == o.bits.activation && uram == o.uram;
+    }
+  };
+  struct TableKeyHash {
+    std::size_t operator()(const TableKey& k) const {
+      std::uint64_t h = 0x9e3779b97f4a7c15ULL;
+      auto mix = [&](std::int64_t v) { h = (h ^ static_cast<std::uint64_t>(v)) * 0x100000001b3ULL; };
+      const td::StageShape& a = k.shape;
+      for (std::int64_t v : {a.in_ch, a.out_ch, a.kh, a.kw, a.sh, a.sw, a.ph, a.pw, a.groups, a.in.c, a.in.h, a.in.w,
+                             a.out.c, a.out.h, a.out.w, k.count})
+        mix(v);
+      mix(a.depthwise);
+      for (const auto& [n, d] : k.fifos) {
+        mix(n);
+        mix(d);
+      }
+      mix(k.bits.weight);
+      mix(k.bits.activation);
+      mix(k.uram);
+      return static_cast<std::size_t>(h ^ (h >> 29));
     }
   };
 
+  // Option tables outlive a solve: a search solves design after design
+  // that share most layers (and solve() re-solves with the FIFO depths it
+  // sized). Per thread, emptied when it holds more than kCachedOptions.
+  struct TableCache {
+    std::unordered_map<TableKey, std::shared_ptr<const Table>, TableKeyHash> tables;
+    std::size_t options = 0;
+  };
+  static constexpr std::size_t kCachedOptions = std::size_t{1} << 16;
+  static TableCache& table_cache() {
+    thread_local TableCache cache;
+    return cache;
+  }
+
   const Table& enumerate(int s) {
     const StageSlot& slot = ev_.slot(s);
-    TableKey key{slot.shape, ev_.module_instances(slot.module), {}};
+    TableKey key{slot.shape, ev_.module_instances(slot.module), {}, ev_.bits(), ev_.device_has_uram()};
     for (int st : ev_.module_outputs(slot.module)) key.fifos.emplace_back(ev_.stream_count(st), ev_.stream_depth(st));
-    for (std::size_t t = 0; t < table_keys_.size(); ++t)
-      if (table_keys_[t] == key) return *(tables_of_[static_cast<std::size_t>(s)] = tables_[t].get());
-    table_keys_.push_back(std::move(key));
-    tables_.push_back(std::make_unique<Table>());
-    Table& table = *tables_.back();
-    tables_of_[static_cast<std::size_t>(s)] = &table;
+    TableCache& cache = table_cache();
+    if (auto it = cache.tables.find(key); it != cache.tables.end()) {
+      tables_.push_back(it->second);
+      return *(tables_of_[static_cast<std::size_t>(s)] = it->second.get());
+    }
+    auto made = std::make_shared<Table>();
+    build_table(s, *made);
+    if (cache.options + made->opts.size() > kCachedOptions) {
+      cache.tables.clear();
+      cache.options = 0;
+    }
+    cache.options += made->opts.size();
+    cache.tables.emplace(std::move(key), made);
+    tables_.push_back(made);
+    return *(tables_of_[static_cast<std::size_t>(s)] = made.get());
+  }
+
+  void build_table(int s, Table& table) {
+    const StageSlot& slot = ev_.slot(s);
     auto& opts = table.opts;
     const auto count = static_cast<double>(ev_.module_instances(slot.module));
     const bool uram = ev_.device_has_uram();
@@ -301,7 +352,6 @@ class Balancer {
       }
       table.from[i] = b;
     }
-    return table;
   }
 
   // The FIFOs after module m at output width w (at today's depths), looked
@@ -1189,9 +1239,8 @@ class Balancer {
 
   Evaluator& ev_;
   Objective objective_;
-  std::vector<const Table*> tables_of_;  // per stage, into tables_ (null until enumerated)
-  std::vector<std::unique_ptr<Table>> tables_;
-  std::vector<TableKey> table_keys_;
+  std::vector<const Table*> tables_of_;               // per stage, into tables_ (null until enumerated)
+  std::vector<std::shared_ptr<const Table>> tables_;  // those this solve uses (the cache may drop them)
   std::vector<std::vector<int>> pools_fed_;
   std::vector<char> path_;
   std::int64_t path_stamp_ = -1;
