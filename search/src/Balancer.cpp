@@ -724,9 +724,11 @@ class Balancer {
     for (int s = 0; s < ev_.stage_count(); ++s) {
       const int m = ev_.slot(s).module;
       if (ev_.module_interval(m) <= target) continue;
-      const Pick k = cheapest(
-          s, p, Tried{}, [&](const Option& o) { return o.interval <= target; }, first_faster(s, target + 1), SIZE_MAX,
-          false);
+      // As improve_stage(): among the options at most 4x faster first.
+      auto meets = [&](const Option& o) { return o.interval <= target; };
+      const std::size_t begin = first_faster(s, target + 1), near = std::max(begin, first_faster(s, target / 4));
+      Pick k = cheapest(s, p, Tried{}, meets, begin, near, false);
+      if (k.none()) k = cheapest(s, p, Tried{}, meets, near, SIZE_MAX, false);
       if (k.none()) return 0;
       c.emplace_back(s, psi_of(s, k));
     }
