@@ -5,10 +5,13 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <systemc>
 
+#include "mixtd/arch/Timing.h"
 #include "mixtd/sc/Stage.h"
+#include "mixtd/sc/StreamBlocks.h"
 #include "mixtd/sim/WorkerPool.h"
 #include "mixtd/support/Error.h"
 
@@ -183,6 +186,191 @@ std::string run_child(const WindowBlockSpec& s) {
   return encode(run);
 }
 
+// ---- streaming blocks -----------------------------------------------------------
+
+std::int64_t at_or_zero(const std::vector<std::vector<std::int64_t>>& s, std::size_t port, std::int64_t k) {
+  if (port >= s.size() || k >= static_cast<std::int64_t>(s[port].size())) return 0;
+  return s[port][static_cast<std::size_t>(k)];
+}
+
+class PortSource : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(PortSource);
+  PortSource(sc_core::sc_module_name name, const StreamBlockSpec& s, std::size_t port, std::int64_t width,
+             sc::BeatFifo* fifo, std::vector<std::int64_t>& cycles, sc::SimContext& ctx)
+      : sc_module(name), s_(s), port_(port), width_(width), cycles_(cycles), out_({fifo}, width, nullptr, &ctx) {
+    SC_THREAD(run);
+  }
+
+ private:
+  void run() {
+    const auto& words = s_.input[port_];
+    const auto beats = static_cast<std::int64_t>(words.size()) / width_;
+    for (std::int64_t k = 0; k < beats; ++k)
+      cycles_.push_back(out_.write(at_or_zero(s_.offer, port_, k), &words[static_cast<std::size_t>(k * width_)]));
+  }
+  const StreamBlockSpec& s_;
+  std::size_t port_;
+  std::int64_t width_;
+  std::vector<std::int64_t>& cycles_;
+  sc::OutPort out_;
+};
+
+class PortSink : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(PortSink);
+  PortSink(sc_core::sc_module_name name, const StreamBlockSpec& s, std::size_t port, std::int64_t width,
+           std::int64_t beats, sc::BeatFifo* fifo, std::vector<std::int64_t>& cycles, std::vector<std::int8_t>& words)
+      : sc_module(name),
+        s_(s),
+        port_(port),
+        width_(width),
+        beats_(beats),
+        cycles_(cycles),
+        words_(words),
+        in_(fifo, width, nullptr) {
+    SC_THREAD(run);
+  }
+
+ private:
+  void run() {
+    std::vector<std::int8_t> beat(static_cast<std::size_t>(width_));
+    for (std::int64_t k = 0; k < beats_; ++k) {
+      cycles_.push_back(in_.read(at_or_zero(s_.take, port_, k), beat.data()));
+      words_.insert(words_.end(), beat.begin(), beat.end());
+    }
+  }
+  const StreamBlockSpec& s_;
+  std::size_t port_;
+  std::int64_t width_, beats_;
+  std::vector<std::int64_t>& cycles_;
+  std::vector<std::int8_t>& words_;
+  sc::InPort in_;
+};
+
+// Numbers separated by blanks: ports in, then per port its beat count and
+// cycles; ports out, then per port its beat count, width, cycles and words.
+std::string encode(const StreamBlockRun& r) {
+  std::string out;
+  auto put = [&](std::int64_t v) {
+    out += std::to_string(v);
+    out += ' ';
+  };
+  put(static_cast<std::int64_t>(r.in_cycles.size()));
+  for (const auto& c : r.in_cycles) {
+    put(static_cast<std::int64_t>(c.size()));
+    for (auto t : c) put(t);
+    out += '\n';
+  }
+  put(static_cast<std::int64_t>(r.out_cycles.size()));
+  for (std::size_t k = 0; k < r.out_cycles.size(); ++k) {
+    put(static_cast<std::int64_t>(r.out_cycles[k].size()));
+    put(static_cast<std::int64_t>(r.output[k].size()));
+    for (auto t : r.out_cycles[k]) put(t);
+    for (auto w : r.output[k]) put(w);
+    out += '\n';
+  }
+  return out;
+}
+
+StreamBlockRun decode_stream(const std::string& s) {
+  std::istringstream in(s);
+  auto next = [&]() {
+    long long v = 0;
+    require(static_cast<bool>(in >> v), "run_stream_block: truncated answer from the SystemC child");
+    return static_cast<std::int64_t>(v);
+  };
+  StreamBlockRun r;
+  r.in_cycles.resize(static_cast<std::size_t>(next()));
+  for (auto& c : r.in_cycles) {
+    c.resize(static_cast<std::size_t>(next()));
+    for (auto& t : c) t = next();
+  }
+  const auto ports_out = static_cast<std::size_t>(next());
+  r.out_cycles.resize(ports_out);
+  r.output.resize(ports_out);
+  for (std::size_t k = 0; k < ports_out; ++k) {
+    r.out_cycles[k].resize(static_cast<std::size_t>(next()));
+    r.output[k].resize(static_cast<std::size_t>(next()));
+    for (auto& t : r.out_cycles[k]) t = next();
+    for (auto& w : r.output[k]) w = static_cast<std::int8_t>(next());
+  }
+  return r;
+}
+
+std::string run_stream_child(const StreamBlockSpec& s) {
+  using K = StreamBlockSpec::Kind;
+  setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 0);
+  sc::SimContext ctx;
+  ctx.data = true;
+  const bool gap = s.kind == K::GlobalAvgPool;
+  require(!gap || (s.ports_in == 1 && s.ports_out == 1 && s.width_in == s.width_out && s.groups_in == 1 &&
+                   s.groups_out == 1),
+          "run_stream_block: a global average pool has one port each side, of one width");
+  require(static_cast<std::int64_t>(s.input.size()) == s.ports_in,
+          "run_stream_block: " + std::to_string(s.input.size()) + " input streams for " + std::to_string(s.ports_in) +
+              " ports");
+  const std::int64_t fw = s.fifo_width_in > 0 ? s.fifo_width_in : s.width_in;
+  const std::int64_t words_out = gap ? s.channels : s.channels / s.groups_out;
+  const std::int64_t beats_out =
+      gap ? s.frames * s.channels / s.width_out : s.frames * s.pixels * words_out / s.width_out;
+  StreamBlockRun run;
+  run.in_cycles.resize(static_cast<std::size_t>(s.ports_in));
+  run.out_cycles.resize(static_cast<std::size_t>(s.ports_out));
+  run.output.resize(static_cast<std::size_t>(s.ports_out));
+  std::vector<std::unique_ptr<sc::BeatFifo>> in_fifos, out_fifos;
+  std::vector<std::unique_ptr<sc_core::sc_module>> ends;
+  for (std::int64_t q = 0; q < s.ports_in; ++q) {
+    const auto u = static_cast<std::size_t>(q);
+    in_fifos.push_back(std::make_unique<sc::BeatFifo>("in" + std::to_string(q), s.fifo_depth, fw, ctx));
+    ends.push_back(std::make_unique<PortSource>(("source" + std::to_string(q)).c_str(), s, u, fw, in_fifos.back().get(),
+                                                run.in_cycles[u], ctx));
+  }
+  for (std::int64_t k = 0; k < s.ports_out; ++k) {
+    const auto u = static_cast<std::size_t>(k);
+    out_fifos.push_back(std::make_unique<sc::BeatFifo>("out" + std::to_string(k), s.fifo_depth, s.width_out, ctx));
+    ends.push_back(std::make_unique<PortSink>(("sink" + std::to_string(k)).c_str(), s, u, s.width_out, beats_out,
+                                              out_fifos.back().get(), run.out_cycles[u], run.output[u]));
+  }
+  std::unique_ptr<sc::StreamBlock> block;
+  std::unique_ptr<sc::GlobalAvgPool> pool;
+  if (gap) {
+    pool = std::make_unique<sc::GlobalAvgPool>("block", s.channels, s.pixels, s.width_in, s.frames, ctx);
+    pool->bind_input(in_fifos[0].get());
+    pool->bind_output({out_fifos[0].get()});
+  } else {
+    sc::StreamBlockParams p;
+    const sc::Routing routing[] = {sc::Routing::Split, sc::Routing::Merge,    sc::Routing::Regroup,
+                                   sc::Routing::Fork,  sc::Routing::GroupAdd, sc::Routing::EltwiseAdd,
+                                   sc::Routing::Relu};
+    p.routing = routing[static_cast<int>(s.kind)];
+    p.channels = s.channels;
+    p.pixels = s.pixels;
+    p.groups_in = s.groups_in;
+    p.groups_out = s.groups_out;
+    p.ports_in = s.ports_in;
+    p.ports_out = s.ports_out;
+    p.width_in = s.width_in;
+    p.width_out = s.width_out;
+    p.latency = arch::kStreamLatency;
+    if (s.kind == K::GroupAdd || s.kind == K::EltwiseAdd) p.latency += arch::kRequantPipeline;
+    p.requant = s.requant;
+    p.in_exps = s.in_exps;
+    p.add_requant = s.add_requant;
+    block = std::make_unique<sc::StreamBlock>("block", std::move(p), s.frames, ctx);
+    for (std::int64_t q = 0; q < s.ports_in; ++q) block->bind_input(q, in_fifos[static_cast<std::size_t>(q)].get());
+    for (std::int64_t k = 0; k < s.ports_out; ++k)
+      block->bind_output(k, {out_fifos[static_cast<std::size_t>(k)].get()});
+  }
+  sc_core::sc_start();
+  for (std::int64_t k = 0; k < s.ports_out; ++k)
+    require(static_cast<std::int64_t>(run.out_cycles[static_cast<std::size_t>(k)].size()) == beats_out,
+            "run_stream_block: output port " + std::to_string(k) + " of the SystemC block stopped after " +
+                std::to_string(run.out_cycles[static_cast<std::size_t>(k)].size()) + " of " +
+                std::to_string(beats_out) + " beats");
+  return encode(run);
+}
+
 }  // namespace
 
 std::int64_t line_buffer_capacity(const WindowBlockSpec& s) { return sc::LineBuffer::capacity(shape_of(s)); }
@@ -193,6 +381,14 @@ BlockRun run_window_block(const WindowBlockSpec& spec) {
   const JobResult& r = results.front();
   require(r.ok(), "run_window_block: the SystemC child " + std::string(to_string(r.status)) + ": " + r.error);
   return decode(r.output);
+}
+
+StreamBlockRun run_stream_block(const StreamBlockSpec& spec) {
+  const auto results = run_pool(
+      1, [&](std::size_t) { return run_stream_child(spec); }, PoolOptions{});
+  const JobResult& r = results.front();
+  require(r.ok(), "run_stream_block: the SystemC child " + std::string(to_string(r.status)) + ": " + r.error);
+  return decode_stream(r.output);
 }
 
 }  // namespace mixtd::sim

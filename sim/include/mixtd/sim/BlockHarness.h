@@ -47,4 +47,41 @@ BlockRun run_window_block(const WindowBlockSpec& spec);
 // with the SystemC LineBuffer's bounds): what the RTL's CAP must be.
 std::int64_t line_buffer_capacity(const WindowBlockSpec& spec);
 
+// ---- streaming blocks ---------------------------------------------------------
+
+// One sc::StreamBlock (or sc::GlobalAvgPool) with a source per input port
+// and a sink per output port, depth-`fifo_depth` BeatFifos between. The
+// parameters are those sim/Pipeline.cpp gives the block (channels: of the
+// whole tensor, all groups; latency: arch::kStreamLatency, plus
+// arch::kRequantPipeline for the adders — set here from `kind`).
+// GlobalAvgPool: one port each side, width_in = width_out.
+struct StreamBlockSpec {
+  enum class Kind { Split, Merge, Regroup, Fork, GroupAdd, EltwiseAdd, Relu, GlobalAvgPool } kind = Kind::Fork;
+  std::int64_t channels = 1, pixels = 1;  // pixels per frame
+  std::int64_t groups_in = 1, groups_out = 1, ports_in = 1, ports_out = 1;
+  std::int64_t width_in = 1, width_out = 1;  // words per beat the block reads / writes per port
+  // Words per beat of the input FIFOs (0: width_in). Another width makes the
+  // block's sc::InPort re-pack (what mixtd_repack does in the RTL).
+  std::int64_t fifo_width_in = 0;
+  std::vector<numerics::Requant> requant;  // GroupAdd: per output word of a pixel
+  std::vector<int> in_exps;                // EltwiseAdd: per input port
+  numerics::Requant add_requant;           // EltwiseAdd
+  std::int64_t frames = 1;
+  std::vector<std::vector<std::int8_t>> input;  // per input port, the whole run in stream order
+  // Per port (an empty outer or inner vector: as early as possible): input
+  // port q's FIFO beat k is offered from offer[q][k] on; output port k's beat
+  // n may be taken from take[k][n] on.
+  std::vector<std::vector<std::int64_t>> offer, take;
+  std::int64_t fifo_depth = 2;
+};
+
+struct StreamBlockRun {
+  std::vector<std::vector<std::int8_t>> output;       // per output port, stream order
+  std::vector<std::vector<std::int64_t>> out_cycles;  // per output port and beat: the cycle it was taken
+  std::vector<std::vector<std::int64_t>> in_cycles;   // per input port and FIFO beat: the cycle it was pushed
+};
+
+// The SystemC block on `spec`, in a child process.
+StreamBlockRun run_stream_block(const StreamBlockSpec& spec);
+
 }  // namespace mixtd::sim
