@@ -156,6 +156,17 @@ GeneratedRtl generate(const arch::Design& d, std::uint64_t seed) {
   const arch::Report report = arch::analyse(d);  // validates the design (legal ψ, τ, device)
   const arch::Graph& g = report.graph;
   for (const auto& m : g.modules) check_mappable(m);
+  {
+    // Module names map to identifiers by replacing what SystemVerilog does
+    // not allow with '_'; two names that map alike would wire one block twice.
+    std::map<std::string, std::string> seen;
+    for (const auto& m : g.modules) {
+      const std::string id = identifier(m, 0);
+      const auto [it, fresh] = seen.emplace(id, m.name);
+      require(fresh, "gen-rtl: modules '" + it->second + "' and '" + m.name + "' both become the identifier '" + id +
+                         "'; rename one of the layers");
+    }
+  }
   const numerics::QNetwork q = sim::quantise(d, seed);
 
   GeneratedRtl out;
