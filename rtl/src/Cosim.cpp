@@ -253,9 +253,7 @@ void inject_fault(GeneratedRtl& g, const std::string& fault) {
       }
       line = end + 1;
     }
-    std::uint64_t h = 0xcbf29ce484222325ULL;
-    for (const auto& x : g.files) h = hash_string(std::to_string(h) + x.path + '\0' + x.text);
-    g.hash = h;
+    g.hash = hash_files(g.files);
     return;
   }
   throw Error("cosim: the design has no stage to inject '" + fault + "' into");

@@ -385,10 +385,14 @@ GeneratedRtl generate(const arch::Design& d, std::uint64_t seed) {
   list += out.top + ".sv\n";
   for (auto& im : images) out.files.push_back(std::move(im));
   out.files.push_back({"files.f", list});
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (const auto& f : out.files) h = hash_string(std::to_string(h) + f.path + '\0' + f.text);
-  out.hash = h;
+  out.hash = hash_files(out.files);
   return out;
+}
+
+std::uint64_t hash_files(const std::vector<GeneratedFile>& files) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (const auto& f : files) h = hash_string(std::to_string(h) + f.path + '\0' + f.text);
+  return h;
 }
 
 void write(const GeneratedRtl& g, const std::filesystem::path& dir) {

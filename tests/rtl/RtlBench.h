@@ -1,9 +1,15 @@
-// Shared by the Verilated block tests of tests/rtl: memory-image hex, random
-// stall schedules and a cycle-by-cycle driver for a block between a source
+// Shared by the Verilated block tests of tests/rtl: the check that a
+// committed grid file is what its seeded generator writes, random stall
+// schedules and a cycle-by-cycle driver for a block between a source
 // and a sink that follow schedules (the RTL side of sim/BlockHarness.h).
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -11,11 +17,16 @@
 
 namespace mixtd::rtl_test {
 
-inline std::string hex(std::uint64_t v, int digits) {
-  static const char* d = "0123456789abcdef";
-  std::string s(static_cast<std::size_t>(digits), '0');
-  for (int i = digits - 1; i >= 0; --i, v >>= 4) s[static_cast<std::size_t>(i)] = d[v & 15];
-  return s;
+// The grid file at `path` must hold `want` (the Verilated models are built
+// from the file at configure time); MIXTD_WRITE_GRID=1 rewrites it first.
+inline void expect_grid_file(const std::string& path, const std::string& want) {
+  if (const char* w = std::getenv("MIXTD_WRITE_GRID"); w && std::string(w) == "1") std::ofstream(path) << want;
+  std::ifstream in(path);
+  std::stringstream have;
+  have << in.rdbuf();
+  EXPECT_EQ(have.str(), want) << path
+                              << " is stale: rerun with MIXTD_WRITE_GRID=1 and re-run cmake (the Verilated "
+                                 "models are built from that file)";
 }
 
 struct RtlRun {

@@ -94,12 +94,7 @@ std::string grid_text(const std::vector<PoolConfig>& grid) {
 const std::string kGridPath = std::string(MIXTD_SOURCE_DIR) + "/tests/rtl/pool_grid.txt";
 
 TEST(RtlPoolGrid, CommittedGridIsWhatTheSeededGeneratorWrites) {
-  const std::string want = grid_text(pool_grid());
-  if (const char* w = std::getenv("MIXTD_WRITE_GRID"); w && std::string(w) == "1") std::ofstream(kGridPath) << want;
-  std::ifstream in(kGridPath);
-  std::stringstream have;
-  have << in.rdbuf();
-  EXPECT_EQ(have.str(), want) << kGridPath << " is stale: rerun with MIXTD_WRITE_GRID=1 and re-run cmake";
+  mixtd::rtl_test::expect_grid_file(kGridPath, grid_text(pool_grid()));
 }
 
 std::vector<std::int8_t> golden(const WindowBlockSpec& s) {

@@ -120,16 +120,7 @@ std::string grid_text(const std::vector<StageConfig>& grid) {
 const std::string kGridPath = std::string(MIXTD_SOURCE_DIR) + "/tests/rtl/stage_grid.txt";
 
 TEST(RtlStageGrid, CommittedGridIsWhatTheSeededGeneratorWrites) {
-  const std::string want = grid_text(stage_grid());
-  if (const char* w = std::getenv("MIXTD_WRITE_GRID"); w && std::string(w) == "1") {
-    std::ofstream(kGridPath) << want;
-  }
-  std::ifstream in(kGridPath);
-  std::stringstream have;
-  have << in.rdbuf();
-  EXPECT_EQ(have.str(), want) << kGridPath
-                              << " is stale: rerun with MIXTD_WRITE_GRID=1 and re-run cmake (the Verilated "
-                                 "models are built from that file)";
+  mixtd::rtl_test::expect_grid_file(kGridPath, grid_text(stage_grid()));
 }
 
 // ---- one configuration --------------------------------------------------------

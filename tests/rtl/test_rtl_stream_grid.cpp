@@ -171,14 +171,7 @@ std::string grid_path(const std::string& block) {
 
 TEST(RtlStreamGrid, CommittedGridsAreWhatTheSeededGeneratorsWrite) {
   for (const std::string block : kBlocks) {
-    const std::string want = grid_text(block, grid(block)), path = grid_path(block);
-    if (const char* w = std::getenv("MIXTD_WRITE_GRID"); w && std::string(w) == "1") std::ofstream(path) << want;
-    std::ifstream in(path);
-    std::stringstream have;
-    have << in.rdbuf();
-    EXPECT_EQ(have.str(), want) << path
-                                << " is stale: rerun with MIXTD_WRITE_GRID=1 and re-run cmake (the Verilated "
-                                   "models are built from that file)";
+    mixtd::rtl_test::expect_grid_file(grid_path(block), grid_text(block, grid(block)));
   }
 }
 

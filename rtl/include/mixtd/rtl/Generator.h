@@ -53,6 +53,10 @@ struct GeneratedRtl {
 // --functional uses the same).
 GeneratedRtl generate(const arch::Design& d, std::uint64_t seed = 1);
 
+// The hash GeneratedRtl::hash holds: of every file's path and text, in order
+// (recompute it after editing `files`).
+std::uint64_t hash_files(const std::vector<GeneratedFile>& files);
+
 // Writes the files under `dir` (created); each file is written to a
 // temporary name and renamed, so an interrupted run leaves no torn file.
 void write(const GeneratedRtl& g, const std::filesystem::path& dir);
