@@ -205,7 +205,7 @@ bool Evaluator::recompute_module(int m) {
       return e.width_out != before;
     case ModuleKind::HostOut:
       e.cycles = arch::stream_cycles(gm.words_in, largest_divisor_at_most(w, host_words_), 0, 1);
-      r = arch::stream_block_resources(w, 1, bits_);
+      r = arch::stream_module_resources(gm, w, w, bits_, fifo_depth_);
       break;
     case ModuleKind::Split:
     case ModuleKind::Merge:
@@ -213,22 +213,19 @@ bool Evaluator::recompute_module(int m) {
       const std::int64_t wo = regroup_width(gm, w);
       e.width_out = wo;
       e.cycles = arch::stream_cycles(gm.words_in, w, gm.words_out, wo);
-      r = arch::stream_block_resources(std::max(w, wo), gm.ports_in + gm.ports_out, bits_);
-      if (e.kind == ModuleKind::RoundRobin)
-        r += arch::fifo_resources(fifo_depth_, 1, bits_).scaled(static_cast<double>(gm.fifos));
+      r = arch::stream_module_resources(gm, w, wo, bits_, fifo_depth_);
       break;
     }
     case ModuleKind::Fork:
       e.width_out = w;
       e.cycles = arch::stream_cycles(gm.words_in, w, gm.words_out, w);
-      r = arch::stream_block_resources(w, 1 + gm.ports_out, bits_);
+      r = arch::stream_module_resources(gm, w, w, bits_, fifo_depth_);
       break;
     case ModuleKind::GroupAdd:
       e.width_out = w;
       e.cycles = arch::stream_cycles(gm.words_in, w, gm.words_out, w);
       arch::add_requantiser(e.cycles);
-      r = arch::stream_block_resources(w, gm.ports_in + 1, bits_);
-      r.lut += 40.0 * static_cast<double>(w * gm.ports_in);
+      r = arch::stream_module_resources(gm, w, w, bits_, fifo_depth_);
       break;
     case ModuleKind::EltwiseAdd: {
       std::int64_t wide = 1, in_cycles = 0;
@@ -240,25 +237,24 @@ bool Evaluator::recompute_module(int m) {
       e.cycles = arch::stream_cycles(gm.words_in, wide, gm.words_out, wide);
       e.cycles.in = in_cycles;
       arch::add_requantiser(e.cycles);
-      r = arch::stream_block_resources(wide, gm.ports_in + 1, bits_);
+      r = arch::stream_module_resources(gm, wide, wide, bits_, fifo_depth_);
       break;
     }
     case ModuleKind::MaxPool:
     case ModuleKind::AvgPool:
       e.width_out = w;
       e.cycles = arch::pool_cycles(gm.in_shape, gm.out_shape, gm.pool.kh, gm.pool.kw, gm.pool.ph, gm.pool.pw, w);
-      r = arch::pool_resources(gm.in_shape, gm.pool.kh, gm.pool.kw, gm.pool.pw, w, bits_);
+      r = arch::stream_module_resources(gm, w, w, bits_, fifo_depth_);
       break;
     case ModuleKind::GlobalAvgPool:
       e.width_out = w;
       e.cycles = arch::global_pool_cycles(gm.in_shape, w);
-      r = arch::stream_block_resources(w, 2, bits_);
-      r.ff += 32.0 * static_cast<double>(gm.in_shape.c);
+      r = arch::stream_module_resources(gm, w, w, bits_, fifo_depth_);
       break;
     case ModuleKind::ReLU:
       e.width_out = w;
       e.cycles = arch::stream_cycles(gm.words_in, w, gm.words_out, w);
-      r = arch::stream_block_resources(w, 2, bits_);
+      r = arch::stream_module_resources(gm, w, w, bits_, fifo_depth_);
       break;
   }
   sync_hot(m);

@@ -153,7 +153,7 @@ class Builder {
     m.words_out = s.numel();
     m.out_shape = s;
     m.cycles = stream_cycles(0, 1, s.numel(), m.width_out);
-    m.resources = stream_block_resources(m.width_out, 1, d_.bits);
+    m.resources = stream_module_resources(m, m.width_out, m.width_out, d_.bits, d_.fifo_depth);
     return {add_module(m), 1, m.width_out, s};
   }
 
@@ -167,7 +167,7 @@ class Builder {
     m.in_shape = p.shape;
     const auto bw = largest_divisor_at_most(p.width, static_cast<std::int64_t>(d_.device.host_words_per_cycle));
     m.cycles = stream_cycles(p.shape.numel(), bw, 0, 1);
-    m.resources = stream_block_resources(p.width, 1, d_.bits);
+    m.resources = stream_module_resources(m, p.width, p.width, d_.bits, d_.fifo_depth);
     const int id = add_module(m);
     connect(p.module, id, 1, p.width, p.shape.numel());
   }
@@ -200,9 +200,7 @@ class Builder {
     }
     // All ports move in parallel: cycles are per-port words over per-port width.
     m.cycles = stream_cycles(m.words_in, m.width_in, m.words_out, m.width_out);
-    m.resources = stream_block_resources(std::max(m.width_in, m.width_out), m.ports_in + m.ports_out, d_.bits);
-    if (m.kind == ModuleKind::RoundRobin)  // the lcm FIFOs of the array
-      m.resources += fifo_resources(d_.fifo_depth, 1, d_.bits).scaled(static_cast<double>(m.fifos));
+    m.resources = stream_module_resources(m, m.width_in, m.width_out, d_.bits, d_.fifo_depth);
     const int id = add_module(m);
     connect(p.module, id, p.groups, p.width, m.words_in);
     return {id, to, m.width_out, p.shape};
@@ -229,7 +227,7 @@ class Builder {
       f.words_in = f.words_out = prev_words;
       f.in_shape = f.out_shape = geo.stages[0].in;
       f.cycles = stream_cycles(prev_words, prev_width, prev_words, prev_width);
-      f.resources = stream_block_resources(prev_width, 1 + g1, d_.bits);
+      f.resources = stream_module_resources(f, prev_width, prev_width, d_.bits, d_.fifo_depth);
       const int id = add_module(f);
       connect(prev, id, g2, prev_width, prev_words);
       prev = id;
@@ -274,8 +272,7 @@ class Builder {
       a.relu = relu;
       a.cycles = stream_cycles(prev_words, prev_width, prev_words, prev_width);
       add_requantiser(a.cycles);
-      a.resources = stream_block_resources(prev_width, g2 + 1, d_.bits);
-      a.resources.lut += 40.0 * static_cast<double>(prev_width * g2);  // adder tree + requantiser
+      a.resources = stream_module_resources(a, prev_width, prev_width, d_.bits, d_.fifo_depth);
       const int id = add_module(a);
       connect(prev, id, g1 * g2, prev_width, prev_words);
       prev = id;
@@ -303,7 +300,7 @@ class Builder {
     m.cycles = stream_cycles(m.words_in, m.width_in, m.words_out, m.width_out);
     m.cycles.in = in_cycles;
     add_requantiser(m.cycles);
-    m.resources = stream_block_resources(m.width_in, m.ports_in + 1, d_.bits);
+    m.resources = stream_module_resources(m, m.width_in, m.width_out, d_.bits, d_.fifo_depth);
     const int id = add_module(m);
     for (const auto& p : ins) connect(p.module, id, 1, p.width, m.words_in);
     return {id, 1, m.width_out, l.out_shape};
@@ -322,7 +319,7 @@ class Builder {
     m.in_shape = l.in_shape;
     m.out_shape = l.out_shape;
     m.cycles = pool_cycles(l.in_shape, l.out_shape, l.pool.kh, l.pool.kw, l.pool.ph, l.pool.pw, in.width);
-    m.resources = pool_resources(l.in_shape, l.pool.kh, l.pool.kw, l.pool.pw, in.width, d_.bits);
+    m.resources = stream_module_resources(m, in.width, in.width, d_.bits, d_.fifo_depth);
     const int id = add_module(m);
     connect(in.module, id, 1, in.width, m.words_in);
     return {id, 1, in.width, l.out_shape};
@@ -340,8 +337,7 @@ class Builder {
     m.in_shape = l.in_shape;
     m.out_shape = l.out_shape;
     m.cycles = global_pool_cycles(l.in_shape, in.width);
-    m.resources = stream_block_resources(in.width, 2, d_.bits);
-    m.resources.ff += 32.0 * static_cast<double>(l.in_shape.c);  // one accumulator per channel
+    m.resources = stream_module_resources(m, in.width, in.width, d_.bits, d_.fifo_depth);
     const int id = add_module(m);
     connect(in.module, id, 1, in.width, m.words_in);
     return {id, 1, in.width, l.out_shape};
@@ -357,7 +353,7 @@ class Builder {
     m.words_in = m.words_out = l.in_shape.numel();
     m.in_shape = m.out_shape = l.in_shape;
     m.cycles = stream_cycles(m.words_in, in.width, m.words_out, in.width);
-    m.resources = stream_block_resources(in.width, 2, d_.bits);
+    m.resources = stream_module_resources(m, in.width, in.width, d_.bits, d_.fifo_depth);
     const int id = add_module(m);
     connect(in.module, id, 1, in.width, m.words_in);
     return {id, 1, in.width, l.out_shape};
@@ -398,6 +394,56 @@ class Builder {
 };
 
 }  // namespace
+
+ModuleLogic stream_module_logic(const Module& m, std::int64_t width_in, std::int64_t width_out) {
+  const auto d = [](std::int64_t v) { return static_cast<double>(v); };
+  const double in_lanes = d(width_in * m.ports_in), out_lanes = d(width_out * m.ports_out);
+  switch (m.kind) {
+    case ModuleKind::Stage:
+      break;
+    case ModuleKind::HostIn:
+      return {LogicBlock::Host, {1.0, d(width_out), 0, 0}};
+    case ModuleKind::HostOut:
+      return {LogicBlock::Host, {1.0, d(width_in), 0, 0}};
+    case ModuleKind::Split:
+    case ModuleKind::Merge:
+    case ModuleKind::RoundRobin:
+    case ModuleKind::Fork:
+    case ModuleKind::ReLU: {
+      const LogicBlock b = m.kind == ModuleKind::Split   ? LogicBlock::Split
+                           : m.kind == ModuleKind::Merge ? LogicBlock::Merge
+                           : m.kind == ModuleKind::Fork  ? LogicBlock::Fork
+                           : m.kind == ModuleKind::ReLU  ? LogicBlock::ReLU
+                                                         : LogicBlock::Regroup;
+      // Two pixels of every input port in registers, each output lane a mux
+      // over them (mixtd_stream_route). in_shape is one port's tensor.
+      const double channels = d(m.in_shape.c * m.ports_in);
+      const double lanes = d(std::max(width_in, width_out) * (m.ports_in + m.ports_out));
+      return {b, {1.0, lanes, channels, out_lanes * channels}};
+    }
+    case ModuleKind::GroupAdd:
+      return {LogicBlock::GroupAdd, {1.0, in_lanes, out_lanes, d(m.in_shape.c)}};
+    case ModuleKind::EltwiseAdd:
+      return {LogicBlock::EltwiseAdd, {1.0, in_lanes, out_lanes, d(m.in_shape.c)}};
+    case ModuleKind::MaxPool:
+    case ModuleKind::AvgPool:
+      return {LogicBlock::Pool, pool_logic_features(m.pool.kh, m.pool.kw, width_in)};
+    case ModuleKind::GlobalAvgPool:
+      return {LogicBlock::GlobalAvgPool, {1.0, d(width_in), d(m.in_shape.c), 0}};
+  }
+  throw Error("internal: the stream-module logic of a stage ('" + m.name + "'); stages use stage_resources");
+}
+
+Resources stream_module_resources(const Module& m, std::int64_t width_in, std::int64_t width_out, const net::Bits& bits,
+                                  std::int64_t fifo_depth) {
+  const ModuleLogic l = stream_module_logic(m, width_in, width_out);
+  Resources r = logic_resources(l.block, l.features);
+  if (m.kind == ModuleKind::RoundRobin)  // the lcm FIFOs of the array
+    r += fifo_resources(fifo_depth, 1, bits).scaled(static_cast<double>(m.fifos));
+  if (m.kind == ModuleKind::MaxPool || m.kind == ModuleKind::AvgPool)
+    r += pool_line_buffers(m.in_shape, m.pool.kh, m.pool.pw, width_in, bits);
+  return r;
+}
 
 Graph build_graph(const Design& d) { return Builder(d).build(); }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <utility>
 
 #include "mixtd/arch/Timing.h"
@@ -152,9 +153,8 @@ StageResources stage_resources(const td::StageShape& s, const Psi& psi, const ne
   r.total = r.weights.cost + r.line_buffer.cost;
   r.total.dsp += static_cast<double>(dsps_for(mults, bits));
   // Control, adder trees, accumulators (32-bit) and requantisers.
-  const auto p_out = static_cast<double>(s.depthwise ? psi.p_in : psi.p_out);
-  r.total.lut += 180.0 + 12.0 * static_cast<double>(mults) + 45.0 * p_out + 8.0 * static_cast<double>(psi.p_in);
-  r.total.ff += 250.0 + 16.0 * static_cast<double>(mults) + 70.0 * p_out + 8.0 * static_cast<double>(psi.p_in);
+  r.total +=
+      logic_resources(s.depthwise ? LogicBlock::DepthwiseStage : LogicBlock::Stage, stage_logic_features(s, psi));
   return r;
 }
 
@@ -172,31 +172,102 @@ StageResources with_weight_memory(const StageResources& r, WeightMemory m, bool 
   return out;
 }
 
-Resources fifo_resources(std::int64_t depth, std::int64_t width, const net::Bits& bits) {
-  const Memory m = place_memory(depth, width * bits.activation);
-  Resources r = m.cost;
-  r.lut += 20;
-  r.ff += 30;
+LogicFeatures stage_logic_features(const td::StageShape& s, const Psi& psi) {
+  const auto lanes = static_cast<double>(s.depthwise ? psi.p_in : psi.p_out);
+  return {1.0, static_cast<double>(stage_multipliers(s, psi)), lanes, static_cast<double>(psi.p_in)};
+}
+
+std::string_view logic_block_name(LogicBlock b) {
+  switch (b) {
+    case LogicBlock::Stage:
+      return "stage";
+    case LogicBlock::DepthwiseStage:
+      return "depthwise_stage";
+    case LogicBlock::Pool:
+      return "pool";
+    case LogicBlock::Fifo:
+      return "fifo";
+    case LogicBlock::Split:
+      return "split";
+    case LogicBlock::Merge:
+      return "merge";
+    case LogicBlock::Regroup:
+      return "regroup";
+    case LogicBlock::Fork:
+      return "fork";
+    case LogicBlock::ReLU:
+      return "relu";
+    case LogicBlock::GroupAdd:
+      return "group_add";
+    case LogicBlock::EltwiseAdd:
+      return "eltwise_add";
+    case LogicBlock::GlobalAvgPool:
+      return "global_avg_pool";
+    case LogicBlock::Host:
+      return "host";
+  }
+  return "?";
+}
+
+std::array<std::string_view, kLogicFeatures> logic_feature_names(LogicBlock b) {
+  switch (b) {
+    case LogicBlock::Stage:
+    case LogicBlock::DepthwiseStage:
+      return {"1", "multipliers", "out_lanes", "p_in"};
+    case LogicBlock::Pool:
+      return {"1", "p*kh*kw", "p", "-"};
+    case LogicBlock::Fifo:
+    case LogicBlock::Host:
+      return {"1", "width", "-", "-"};
+    case LogicBlock::Split:
+    case LogicBlock::Merge:
+    case LogicBlock::Regroup:
+    case LogicBlock::Fork:
+    case LogicBlock::ReLU:
+      return {"1", "lanes", "channels", "out_lanes*channels"};
+    case LogicBlock::GroupAdd:
+    case LogicBlock::EltwiseAdd:
+      return {"1", "in_lanes", "out_lanes", "channels"};
+    case LogicBlock::GlobalAvgPool:
+      return {"1", "width", "channels", "-"};
+  }
+  return {"1", "-", "-", "-"};
+}
+
+Resources logic_resources(LogicBlock b, const LogicFeatures& f, const LogicCoefficients& c) {
+  Resources r;
+  for (int i = 0; i < kLogicFeatures; ++i) {
+    r.lut += c.lut[static_cast<std::size_t>(i)] * f[static_cast<std::size_t>(i)];
+    r.ff += c.ff[static_cast<std::size_t>(i)] * f[static_cast<std::size_t>(i)];
+  }
+  (void)b;
+  // Whole cells, never negative (a fitted intercept can be below zero).
+  r.lut = std::max(0.0, std::round(r.lut));
+  r.ff = std::max(0.0, std::round(r.ff));
   return r;
 }
 
-Resources stream_block_resources(std::int64_t width, std::int64_t ports, const net::Bits& bits) {
-  Resources r;
-  r.lut = 30.0 + 2.0 * static_cast<double>(width * ports * bits.activation);
-  r.ff = 30.0 + 1.0 * static_cast<double>(width * ports * bits.activation);
-  return r;
+Resources logic_resources(LogicBlock b, const LogicFeatures& f) { return logic_resources(b, f, logic_coefficients(b)); }
+
+Resources fifo_resources(std::int64_t depth, std::int64_t width, const net::Bits& bits) {
+  const Memory m = place_memory(depth, width * bits.activation);
+  return m.cost + logic_resources(LogicBlock::Fifo, {1.0, static_cast<double>(width), 0.0, 0.0});
+}
+
+Resources pool_line_buffers(const net::Shape& in, std::int64_t kh, std::int64_t pw, std::int64_t p,
+                            const net::Bits& bits) {
+  if (kh <= 1) return {};
+  const Memory m = place_memory((in.w + 2 * pw) * ceil_div(in.c, p), (kh - 1) * bits.activation);
+  return m.cost.scaled(static_cast<double>(p));
+}
+
+LogicFeatures pool_logic_features(std::int64_t kh, std::int64_t kw, std::int64_t p) {
+  return {1.0, static_cast<double>(p * kh * kw), static_cast<double>(p), 0.0};
 }
 
 Resources pool_resources(const net::Shape& in, std::int64_t kh, std::int64_t kw, std::int64_t pw, std::int64_t p,
                          const net::Bits& bits) {
-  Resources r;
-  if (kh > 1) {
-    const Memory m = place_memory((in.w + 2 * pw) * ceil_div(in.c, p), (kh - 1) * bits.activation);
-    r = m.cost.scaled(static_cast<double>(p));
-  }
-  r.lut += 60.0 + 10.0 * static_cast<double>(p * kw * kh);
-  r.ff += 60.0 + 12.0 * static_cast<double>(p * kw * kh);
-  return r;
+  return pool_line_buffers(in, kh, pw, p, bits) + logic_resources(LogicBlock::Pool, pool_logic_features(kh, kw, p));
 }
 
 }  // namespace mixtd::arch

@@ -24,6 +24,7 @@
 
 #include "mixtd/arch/Design.h"
 #include "mixtd/arch/Device.h"
+#include "mixtd/arch/Resources.h"
 #include "mixtd/arch/Timing.h"
 
 namespace mixtd::arch {
@@ -47,7 +48,7 @@ enum class ModuleKind {
 std::string_view to_string(ModuleKind k);
 
 struct Module {
-  std::string name;   // "<layer>/stage0", "<layer>/split", "host_in", ...
+  std::string name;  // "<layer>/stage0", "<layer>/split", "host_in", ...
   ModuleKind kind = ModuleKind::Stage;
   std::string layer;  // the network layer it implements ("" for host)
   std::int64_t count = 1;
@@ -57,7 +58,7 @@ struct Module {
   std::int64_t width_in = 1, width_out = 1;  // words per beat, per port
   std::int64_t words_in = 0, words_out = 0;  // words per frame, per port
   net::Shape in_shape, out_shape;            // tensor per port
-  bool relu = false;                          // fused ReLU (stages, group add, add)
+  bool relu = false;                         // fused ReLU (stages, group add, add)
 
   // Stage only.
   int stage_index = -1;
@@ -73,7 +74,7 @@ struct Module {
   Cycles cycles;        // one instance
   Resources resources;  // one instance
 
-  std::vector<int> inputs;   // stream ids, in port order
+  std::vector<int> inputs;  // stream ids, in port order
   std::vector<int> outputs;
 };
 
@@ -97,6 +98,21 @@ struct Graph {
 // Builds the graph with every module's cycles and resources; skip-FIFO depths
 // are sized so the residual never stalls the main path (unless overridden in
 // design.fifo_depths). The design must be valid (validate()).
+// LUT/FF and memories of one instance of `m`, a module other than a stage,
+// its input ports `width_in` words wide and its outputs `width_out` (the
+// widths the solver changes; everything else from m: kind, ports, shapes,
+// pool; a RoundRobin's lcm FIFOs `fifo_depth` deep). The one rule
+// build_graph and the solver's evaluator both use.
+Resources stream_module_resources(const Module& m, std::int64_t width_in, std::int64_t width_out, const net::Bits& bits,
+                                  std::int64_t fifo_depth);
+// Its logic alone: which LUT/FF model and its features (the pools' line
+// buffers are the rest).
+struct ModuleLogic {
+  LogicBlock block = LogicBlock::Host;
+  LogicFeatures features{};
+};
+ModuleLogic stream_module_logic(const Module& m, std::int64_t width_in, std::int64_t width_out);
+
 Graph build_graph(const Design& d);
 
 // Every module's output arrival (Timing.h `arrival`), in topological order.

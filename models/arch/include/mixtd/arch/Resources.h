@@ -1,11 +1,16 @@
 // Resource rules per block: DSP packing, memories by the BRAM18/URAM
 // aspect-ratio tables, LUT/FF linear models (SPEC "Resources per module").
 //
-// LUT/FF coefficients are first estimates (fpgaConvNet-like magnitudes);
-// the RTL issue refits them against yosys synthesis.
+// LUT/FF: each block kind is linear in a few features of its parameters,
+// with coefficients fitted to yosys synth_xilinx of the rtl/ library over a
+// parameter sweep (docs/rtl-resources.md: `scripts/yosys-sweep`, then
+// `mixtd resources fit`). Memories (line buffers, weights, FIFOs) are placed
+// by the aspect-ratio rules below and are not part of the fit.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <string_view>
 
 #include "mixtd/arch/Design.h"
 #include "mixtd/arch/Device.h"
@@ -88,12 +93,53 @@ bool weight_memory_is_a_choice(const td::StageShape& s, const Psi& psi, const ne
 // changing any resource.
 WeightMemory auto_weight_memory(const td::StageShape& s, const Psi& psi, const net::Bits& bits, bool device_has_uram);
 
-// A stream FIFO of `depth` beats of `width` words.
+// ---- LUT/FF of the logic (everything but the memories) --------------------
+
+// The block kinds with their own LUT/FF model (rtl/lib's modules).
+enum class LogicBlock {
+  Stage,           // mixtd_conv_stage, dense
+  DepthwiseStage,  // mixtd_conv_stage, DEPTHWISE
+  Pool,            // mixtd_pool
+  Fifo,            // mixtd_stream_fifo (one)
+  Split,           // mixtd_group_split
+  Merge,           // mixtd_group_merge
+  Regroup,         // mixtd_regroup
+  Fork,            // mixtd_fork
+  ReLU,            // mixtd_relu
+  GroupAdd,        // mixtd_group_add
+  EltwiseAdd,      // mixtd_eltwise_add
+  GlobalAvgPool,   // mixtd_global_avg_pool
+  Host,            // the host interface (not in rtl/lib: not fitted)
+};
+inline constexpr int kLogicBlocks = 13;
+inline constexpr int kLogicFeatures = 4;
+// Feature 0 is always 1 (the constant term); logic_feature_names says what
+// the others are for each block.
+using LogicFeatures = std::array<double, kLogicFeatures>;
+struct LogicCoefficients {
+  LogicFeatures lut{}, ff{};
+};
+
+std::string_view logic_block_name(LogicBlock b);
+std::array<std::string_view, kLogicFeatures> logic_feature_names(LogicBlock b);
+// The committed coefficients (models/arch/src/LogicCoefficients.cpp).
+const LogicCoefficients& logic_coefficients(LogicBlock b);
+// LUT and FF of a block from its features: Σ coefficient·feature, never < 0.
+Resources logic_resources(LogicBlock b, const LogicFeatures& f);
+Resources logic_resources(LogicBlock b, const LogicFeatures& f, const LogicCoefficients& c);
+
+// A stage's features: 1, multipliers, output lanes (requantisers and
+// accumulators), p_in.
+LogicFeatures stage_logic_features(const td::StageShape& s, const Psi& psi);
+
+// A stream FIFO of `depth` beats of `width` words: its memory plus its logic.
 Resources fifo_resources(std::int64_t depth, std::int64_t width, const net::Bits& bits);
 
-// Simple streaming blocks: LUT/FF linear in the stream width.
-Resources stream_block_resources(std::int64_t width, std::int64_t ports, const net::Bits& bits);
-// Pooling: a line buffer of (kh − 1) lines plus comparators/adders.
+// Pooling: p line buffers of (kh − 1) lines (pool_line_buffers), plus its
+// logic (features 1, p·kh·kw, p).
+Resources pool_line_buffers(const net::Shape& in, std::int64_t kh, std::int64_t pw, std::int64_t p,
+                            const net::Bits& bits);
+LogicFeatures pool_logic_features(std::int64_t kh, std::int64_t kw, std::int64_t p);
 Resources pool_resources(const net::Shape& in, std::int64_t kh, std::int64_t kw, std::int64_t pw, std::int64_t p,
                          const net::Bits& bits);
 
