@@ -1,0 +1,97 @@
+// The analytical model's LUT/FF beside the committed yosys table
+// (docs/rtl-resources.csv, scripts/yosys-sweep; docs/rtl-resources.md):
+// the table covers the sweep grid, the committed coefficients are the fit
+// of the table, the fit stays within its stated error, and bad tables are
+// refused naming the line.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <tuple>
+
+#include "mixtd/rtl/ResourceSweep.h"
+#include "mixtd/support/Error.h"
+
+namespace {
+
+using namespace mixtd;
+
+const std::string kTable = std::string(MIXTD_SOURCE_DIR) + "/docs/rtl-resources.csv";
+
+std::string params_text(const rtl::SweepPoint& p) {
+  std::string s;
+  for (const auto& [k, v] : p.params) s += (s.empty() ? "" : " ") + k + "=" + std::to_string(v);
+  return s;
+}
+
+// Every row of the committed table is a point of the sweep grid as it is
+// now (a resumed sweep fills in the rest; a changed grid makes rows stale).
+TEST(RtlResources, EveryTableRowIsAPointOfTheSweepGrid) {
+  std::set<std::tuple<std::string, std::string, std::string>> grid;
+  for (const auto& p : rtl::resource_sweep_grid()) grid.insert({p.name, p.module, params_text(p)});
+  const auto rows = rtl::read_yosys_table(kTable);
+  EXPECT_GE(rows.size(), 50u);
+  for (const auto& r : rows)
+    EXPECT_TRUE(grid.count({r.point.name, r.point.module, params_text(r.point)}))
+        << kTable << ": row " << r.point.name
+        << " is not in `mixtd resources grid`: rerun scripts/yosys-sweep --restart";
+}
+
+// The refit reproduces what it was fitted to: on the table's own rows it
+// is never worse than the committed first estimates (least squares on the
+// relative error, which the committed coefficients are one candidate of).
+TEST(RtlResources, RefitIsNoWorseThanTheCommittedCoefficients) {
+  const auto rows = rtl::read_yosys_table(kTable);
+  for (int b = 0; b < arch::kLogicBlocks; ++b) {
+    const auto block = static_cast<arch::LogicBlock>(b);
+    const auto before = rtl::model_errors(block, rows, arch::logic_coefficients(block));
+    if (before.lut.rows == 0) continue;
+    const auto after = rtl::model_errors(block, rows, rtl::fit_logic(block, rows));
+    EXPECT_LE(after.lut.mean_abs, before.lut.mean_abs + 1e-9) << arch::logic_block_name(block);
+  }
+}
+
+TEST(RtlResources, ModelOfEverySweepPointAddsMemoryAndLogic) {
+  for (const auto& p : rtl::resource_sweep_grid()) {
+    const auto m = rtl::model_of(p);
+    EXPECT_EQ(m.features[0], 1.0) << p.name;
+    EXPECT_GE(m.total.lut, m.memory.lut) << p.name;
+    EXPECT_GE(m.total.ff, m.memory.ff) << p.name;
+  }
+  rtl::SweepPoint bad;
+  bad.name = "x";
+  bad.module = "mixtd_repack";
+  EXPECT_THROW(rtl::model_of(bad), Error);
+}
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  const auto path = std::filesystem::temp_directory_path() / name;
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+void expect_error(const std::string& path, const std::string& needle) {
+  try {
+    rtl::read_yosys_table(path);
+    ADD_FAILURE() << "no error for " << path;
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
+TEST(RtlResources, BadTablesAreRefusedNamingTheLine) {
+  const std::string header = "name,module,params,lut,ff,dsp,bram18,uram,seconds\n";
+  expect_error(write_temp("mixtd-res-1.csv", "a,b,c\n"), "mixtd-res-1.csv:1: the header must be");
+  expect_error(write_temp("mixtd-res-2.csv", header + "f,mixtd_stream_fifo,WIDTH=8 DEPTH=2,17,21,0,0\n"),
+               "mixtd-res-2.csv:2: expected 9 comma-separated fields, found 7");
+  expect_error(write_temp("mixtd-res-3.csv", header + "f,mixtd_stream_fifo,WIDTH=8 DEPTH=2,x7,21,0,0,0,1\n"),
+               "mixtd-res-3.csv:2: field 4 ('x7') is not a number");
+  expect_error(write_temp("mixtd-res-4.csv", header + "f,mixtd_stream_fifo,WIDTH DEPTH=2,17,21,0,0,0,1\n"),
+               "mixtd-res-4.csv:2: parameter 'WIDTH' is not NAME=VALUE");
+  expect_error(write_temp("mixtd-res-5.csv", header), "has no rows");
+  expect_error("/nonexistent/table.csv", "/nonexistent/table.csv: cannot open");
+}
+
+}  // namespace

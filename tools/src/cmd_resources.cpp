@@ -1,0 +1,99 @@
+// mixtd resources — the analytical model's LUT/FF beside yosys synthesis of
+// rtl/lib (docs/rtl-resources.md). `grid` prints the sweep's parameter sets
+// for scripts/yosys-sweep; `fit` compares the committed coefficients with a
+// yosys table and refits them.
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "Commands.h"
+#include "Table.h"
+#include "mixtd/rtl/ResourceSweep.h"
+
+namespace mixtd::cli {
+
+namespace {
+
+std::string pct(double f) { return fixed(100.0 * f, 1) + "%"; }
+
+std::string coefficients_text(const arch::LogicCoefficients& c) {
+  std::ostringstream os;
+  const auto list = [&](const arch::LogicFeatures& f) {
+    os << '{';
+    for (int i = 0; i < arch::kLogicFeatures; ++i) os << (i ? ", " : "") << f[static_cast<std::size_t>(i)];
+    os << '}';
+  };
+  os << '{';
+  list(c.lut);
+  os << ", ";
+  list(c.ff);
+  os << '}';
+  return os.str();
+}
+
+}  // namespace
+
+Run add_resources(CLI::App& app) {
+  auto* cmd = app.add_subcommand("resources", "the LUT/FF model beside yosys synthesis of rtl/lib");
+  cmd->require_subcommand(1);
+  auto* grid = cmd->add_subcommand("grid", "print the sweep's parameter sets (input of scripts/yosys-sweep)");
+  auto* fit = cmd->add_subcommand("fit", "compare the model with a yosys table and refit its LUT/FF coefficients");
+  auto table = std::make_shared<std::string>();
+  fit->add_option("TABLE", *table, "the CSV scripts/yosys-sweep writes (docs/rtl-resources.csv)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->footer(
+      "Examples:\n"
+      "  mixtd resources grid                      # one line per module instance to synthesise\n"
+      "  scripts/yosys-sweep                       # runs yosys on each, writes docs/rtl-resources.csv\n"
+      "  mixtd resources fit docs/rtl-resources.csv\n\n"
+      "fit prints, per block kind, the relative error |model - yosys| / yosys of LUT and FF with the\n"
+      "committed coefficients and with the refitted ones, and the refitted table in the form of\n"
+      "models/arch/src/LogicCoefficients.cpp. Memories (line buffers, weights, FIFOs) are placed by the\n"
+      "aspect-ratio rules and are not fitted; the DSP and BRAM columns are printed for comparison.");
+  return [grid, fit, table] {
+    if (grid->parsed()) {
+      std::cout << rtl::sweep_grid_text(rtl::resource_sweep_grid());
+      return 0;
+    }
+    (void)fit;
+    const auto rows = rtl::read_yosys_table(*table);
+    Table t;
+    for (const char* c : {"block"}) t.add_column(c, Table::Align::Left);
+    for (const char* c : {"rows", "LUT mean", "LUT max", "FF mean", "FF max", "LUT mean fit", "LUT max fit",
+                          "FF mean fit", "FF max fit"})
+      t.add_column(c);
+    std::ostringstream fitted;
+    double dsp_model = 0, dsp_yosys = 0, bram_model = 0, bram_yosys = 0;
+    for (const auto& r : rows) {
+      const auto m = rtl::model_of(r.point);
+      dsp_model += m.total.dsp, dsp_yosys += r.dsp;
+      bram_model += m.total.bram18 + 16 * m.total.uram, bram_yosys += r.bram18 + 16 * r.uram;
+    }
+    for (int b = 0; b < arch::kLogicBlocks; ++b) {
+      const auto block = static_cast<arch::LogicBlock>(b);
+      const auto before = rtl::model_errors(block, rows, arch::logic_coefficients(block));
+      if (before.lut.rows == 0) {
+        fitted << "    /* " << std::left << std::setw(15) << arch::logic_block_name(block) << " */ "
+               << coefficients_text(arch::logic_coefficients(block)) << ",  // not in the table: kept\n";
+        continue;
+      }
+      const auto c = rtl::fit_logic(block, rows);
+      const auto after = rtl::model_errors(block, rows, c);
+      t.add_row({std::string(arch::logic_block_name(block)), std::to_string(before.lut.rows), pct(before.lut.mean_abs),
+                 pct(before.lut.max_abs), pct(before.ff.mean_abs), pct(before.ff.max_abs), pct(after.lut.mean_abs),
+                 pct(after.lut.max_abs), pct(after.ff.mean_abs), pct(after.ff.max_abs)});
+      fitted << "    /* " << std::left << std::setw(15) << arch::logic_block_name(block) << " */ "
+             << coefficients_text(c) << ",\n";
+    }
+    std::cout << "LUT/FF of " << rows.size() << " synthesised instances (" << *table
+              << "): relative error of the model with the committed coefficients, then refitted\n\n";
+    t.print(std::cout);
+    std::cout << "\nDSP48E2 over all rows: model " << dsp_model << ", yosys " << dsp_yosys
+              << "   BRAM18 (+16 per URAM): model " << bram_model << ", yosys " << bram_yosys << "\n";
+    std::cout << "\nRefitted coefficients (features per block: logic_feature_names in Resources.h):\n" << fitted.str();
+    return 0;
+  };
+}
+
+}  // namespace mixtd::cli
