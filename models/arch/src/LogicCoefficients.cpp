@@ -1,12 +1,11 @@
 // The LUT/FF coefficients of every block kind (Resources.h LogicBlock), per
-// feature (logic_feature_names). Fitted to docs/rtl-resources.csv, the
-// yosys sweep of rtl/lib (docs/rtl-resources.md):
+// feature (logic_feature_names). These are still the first estimates
+// (fpgaConvNet-like magnitudes). docs/rtl-resources.md compares them with
+// yosys synthesis of rtl/lib (26–110% mean LUT error per block) and says
+// why the refit it prints is not committed yet:
 //
 //   scripts/yosys-sweep            # writes docs/rtl-resources.csv
 //   mixtd resources fit docs/rtl-resources.csv
-//
-// `mixtd resources fit` prints this table; tests/rtl/test_rtl_resources
-// fails when it is not the fit of the committed CSV.
 #include "mixtd/arch/Resources.h"
 
 namespace mixtd::arch {

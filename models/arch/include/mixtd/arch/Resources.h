@@ -1,11 +1,12 @@
 // Resource rules per block: DSP packing, memories by the BRAM18/URAM
 // aspect-ratio tables, LUT/FF linear models (SPEC "Resources per module").
 //
-// LUT/FF: each block kind is linear in a few features of its parameters,
-// with coefficients fitted to yosys synth_xilinx of the rtl/ library over a
-// parameter sweep (docs/rtl-resources.md: `scripts/yosys-sweep`, then
-// `mixtd resources fit`). Memories (line buffers, weights, FIFOs) are placed
-// by the aspect-ratio rules below and are not part of the fit.
+// LUT/FF: each block kind is linear in a few features of its parameters
+// (first-estimate coefficients in LogicCoefficients.cpp, compared with yosys
+// synth_xilinx of rtl/lib over a parameter sweep in docs/rtl-resources.md:
+// `scripts/yosys-sweep`, then `mixtd resources fit`). Memories (line
+// buffers, weights, FIFOs) are placed by the aspect-ratio rules below and
+// are not part of the fit.
 #pragma once
 
 #include <array>
