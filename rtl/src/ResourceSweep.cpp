@@ -403,7 +403,7 @@ BlockErrors model_errors(arch::LogicBlock block, const std::vector<YosysRow>& ro
   };
   for (const YosysRow* r : rows_of(block, rows)) {
     const ModelOfPoint m = model_of(r->point);
-    const arch::Resources t = m.memory + arch::logic_resources(block, m.features, c);
+    const arch::Resources t = m.memory + arch::logic_resources(m.features, c);
     add(e.lut, t.lut, r->lut);
     add(e.ff, t.ff, r->ff);
   }

@@ -51,7 +51,7 @@ TEST(RtlResources, FitRecoversTheCoefficientsRowsWereMadeWith) {
     if (!c) continue;
     rtl::YosysRow r;
     r.point = p;
-    const auto t = m.memory + arch::logic_resources(m.block, m.features, *c);
+    const auto t = m.memory + arch::logic_resources(m.features, *c);
     r.lut = t.lut, r.ff = t.ff;
     rows.push_back(r);
   }

@@ -51,15 +51,14 @@ Run add_resources(CLI::App& app) {
       "committed coefficients and with the refitted ones, and the refitted table in the form of\n"
       "models/arch/src/LogicCoefficients.cpp. Memories (line buffers, weights, FIFOs) are placed by the\n"
       "aspect-ratio rules and are not fitted; the DSP and BRAM columns are printed for comparison.");
-  return [grid, fit, table] {
+  return [grid, table] {
     if (grid->parsed()) {
       std::cout << rtl::sweep_grid_text(rtl::resource_sweep_grid());
       return 0;
     }
-    (void)fit;
     const auto rows = rtl::read_yosys_table(*table);
     Table t;
-    for (const char* c : {"block"}) t.add_column(c, Table::Align::Left);
+    t.add_column("block", Table::Align::Left);
     for (const char* c : {"rows", "LUT mean", "LUT max", "FF mean", "FF max", "LUT mean fit", "LUT max fit",
                           "FF mean fit", "FF max fit"})
       t.add_column(c);

@@ -234,20 +234,19 @@ std::array<std::string_view, kLogicFeatures> logic_feature_names(LogicBlock b) {
   return {"1", "-", "-", "-"};
 }
 
-Resources logic_resources(LogicBlock b, const LogicFeatures& f, const LogicCoefficients& c) {
+Resources logic_resources(const LogicFeatures& f, const LogicCoefficients& c) {
   Resources r;
   for (int i = 0; i < kLogicFeatures; ++i) {
     r.lut += c.lut[static_cast<std::size_t>(i)] * f[static_cast<std::size_t>(i)];
     r.ff += c.ff[static_cast<std::size_t>(i)] * f[static_cast<std::size_t>(i)];
   }
-  (void)b;
   // Whole cells, never negative (a fitted intercept can be below zero).
   r.lut = std::max(0.0, std::round(r.lut));
   r.ff = std::max(0.0, std::round(r.ff));
   return r;
 }
 
-Resources logic_resources(LogicBlock b, const LogicFeatures& f) { return logic_resources(b, f, logic_coefficients(b)); }
+Resources logic_resources(LogicBlock b, const LogicFeatures& f) { return logic_resources(f, logic_coefficients(b)); }
 
 Resources fifo_resources(std::int64_t depth, std::int64_t width, const net::Bits& bits) {
   const Memory m = place_memory(depth, width * bits.activation);
@@ -263,11 +262,6 @@ Resources pool_line_buffers(const net::Shape& in, std::int64_t kh, std::int64_t 
 
 LogicFeatures pool_logic_features(std::int64_t kh, std::int64_t kw, std::int64_t p) {
   return {1.0, static_cast<double>(p * kh * kw), static_cast<double>(p), 0.0};
-}
-
-Resources pool_resources(const net::Shape& in, std::int64_t kh, std::int64_t kw, std::int64_t pw, std::int64_t p,
-                         const net::Bits& bits) {
-  return pool_line_buffers(in, kh, pw, p, bits) + logic_resources(LogicBlock::Pool, pool_logic_features(kh, kw, p));
 }
 
 }  // namespace mixtd::arch

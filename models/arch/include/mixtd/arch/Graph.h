@@ -95,9 +95,6 @@ struct Graph {
   int find(std::string_view module_name) const;  // -1 if absent
 };
 
-// Builds the graph with every module's cycles and resources; skip-FIFO depths
-// are sized so the residual never stalls the main path (unless overridden in
-// design.fifo_depths). The design must be valid (validate()).
 // LUT/FF and memories of one instance of `m`, a module other than a stage,
 // its input ports `width_in` words wide and its outputs `width_out` (the
 // widths the solver changes; everything else from m: kind, ports, shapes,
@@ -113,6 +110,9 @@ struct ModuleLogic {
 };
 ModuleLogic stream_module_logic(const Module& m, std::int64_t width_in, std::int64_t width_out);
 
+// Builds the graph with every module's cycles and resources; skip-FIFO depths
+// are sized so the residual never stalls the main path (unless overridden in
+// design.fifo_depths). The design must be valid (validate()).
 Graph build_graph(const Design& d);
 
 // Every module's output arrival (Timing.h `arrival`), in topological order.

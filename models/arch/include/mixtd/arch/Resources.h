@@ -127,7 +127,8 @@ std::array<std::string_view, kLogicFeatures> logic_feature_names(LogicBlock b);
 const LogicCoefficients& logic_coefficients(LogicBlock b);
 // LUT and FF of a block from its features: Σ coefficient·feature, never < 0.
 Resources logic_resources(LogicBlock b, const LogicFeatures& f);
-Resources logic_resources(LogicBlock b, const LogicFeatures& f, const LogicCoefficients& c);
+// The same at coefficients `c` (a refit under evaluation).
+Resources logic_resources(const LogicFeatures& f, const LogicCoefficients& c);
 
 // A stage's features: 1, multipliers, output lanes (requantisers and
 // accumulators), p_in.
@@ -136,12 +137,10 @@ LogicFeatures stage_logic_features(const td::StageShape& s, const Psi& psi);
 // A stream FIFO of `depth` beats of `width` words: its memory plus its logic.
 Resources fifo_resources(std::int64_t depth, std::int64_t width, const net::Bits& bits);
 
-// Pooling: p line buffers of (kh − 1) lines (pool_line_buffers), plus its
-// logic (features 1, p·kh·kw, p).
+// Pooling: p line buffers of (kh − 1) lines, and the features of its logic
+// (1, p·kh·kw, p); stream_module_resources adds the two.
 Resources pool_line_buffers(const net::Shape& in, std::int64_t kh, std::int64_t pw, std::int64_t p,
                             const net::Bits& bits);
 LogicFeatures pool_logic_features(std::int64_t kh, std::int64_t kw, std::int64_t p);
-Resources pool_resources(const net::Shape& in, std::int64_t kh, std::int64_t kw, std::int64_t pw, std::int64_t p,
-                         const net::Bits& bits);
 
 }  // namespace mixtd::arch
