@@ -27,6 +27,14 @@ std::vector<std::int64_t> divisors_up_to(std::int64_t x, std::int64_t most) {
   return d;
 }
 
+// Whether the grid has a point of this module with these parameters already
+// (the second batch skips repeats: a repeated row adds no information).
+bool repeats(const std::vector<SweepPoint>& grid, const SweepPoint& p) {
+  for (const auto& q : grid)
+    if (q.module == p.module && q.params == p.params) return true;
+  return false;
+}
+
 std::string numbered(const std::string& stem, std::size_t i) {
   return stem + "_" + (i < 10 ? "0" : "") + std::to_string(i);
 }
@@ -34,7 +42,10 @@ std::string numbered(const std::string& stem, std::size_t i) {
 // Dense and depthwise conv stages of the sizes ResNet-18 and its
 // decompositions have (C, N ≤ 256, 7–56 pixels square, 1×1, 3×3, 1×3, 3×1),
 // unrolled up to 128 multipliers.
-void add_stages(std::vector<SweepPoint>& grid, bool depthwise, int count, Rng& rng) {
+// `wide_in`: only dense stages of many multipliers per output lane
+// (p_in·fine ≥ 8, p_out ≤ 2), so that the fit can tell the multipliers from
+// the output lanes (the requantisers), which the first batch moves together.
+void add_stages(std::vector<SweepPoint>& grid, bool depthwise, int count, Rng& rng, bool unique, bool wide_in = false) {
   int made = 0;
   while (made < count) {
     const std::int64_t c = pick(rng, {16, 32, 64, 128, 256});
@@ -54,6 +65,7 @@ void add_stages(std::vector<SweepPoint>& grid, bool depthwise, int count, Rng& r
     const std::int64_t mults = p_in * fine * (depthwise ? 1 : p_out);
     const std::int64_t weights = n * (depthwise ? 1 : c) * kh * kw;
     if (mults > 64 || weights > 128 * 1024) continue;  // keeps one synthesis under a few minutes
+    if (wide_in && (p_out > 2 || p_in * fine < 8)) continue;
     const std::int64_t cap = arch::line_buffer_capacity(kh, kw, s, s, ph, pw, hw, hw);
     SweepPoint p;
     p.name = numbered(depthwise ? "dwstage" : "stage", grid.size());
@@ -71,13 +83,14 @@ void add_stages(std::vector<SweepPoint>& grid, bool depthwise, int count, Rng& r
     const std::int64_t words = depthwise ? blocks * kch : blocks * (c / p_in) * kch;
     const std::int64_t out_p = depthwise ? p_in : p_out;
     p.images = {{"WEIGHT_FILE", words, lanes * 8}, {"REQUANT_FILE", blocks, out_p * 40}};
+    if (unique && repeats(grid, p)) continue;
     grid.push_back(std::move(p));
     ++made;
   }
 }
 
-void add_pools(std::vector<SweepPoint>& grid, int count, Rng& rng) {
-  for (int i = 0; i < count; ++i) {
+void add_pools(std::vector<SweepPoint>& grid, int count, Rng& rng, bool unique) {
+  for (int i = 0, made = 0; made < count; ++i) {
     const std::int64_t c = pick(rng, {16, 64, 128, 256});
     const std::int64_t hw = pick(rng, {14, 28, 56, 112});
     const std::int64_t k = pick(rng, {2, 3});
@@ -100,13 +113,13 @@ void add_pools(std::vector<SweepPoint>& grid, int count, Rng& rng) {
                  {"MAX", max},
                  {"COUNT_PAD", 0},
                  {"CAP", arch::line_buffer_capacity(k, k, s, s, pad, pad, hw, hw)}};
+    if (unique && repeats(grid, pt)) continue;
     grid.push_back(std::move(pt));
+    ++made;
   }
 }
 
-void add_fifos(std::vector<SweepPoint>& grid) {
-  const std::pair<std::int64_t, std::int64_t> sizes[] = {{1, 2},  {4, 2},  {16, 2},   {1, 16},
-                                                         {4, 32}, {8, 64}, {16, 256}, {2, 1024}};
+void add_fifos(std::vector<SweepPoint>& grid, const std::vector<std::pair<std::int64_t, std::int64_t>>& sizes) {
   for (const auto& [words, depth] : sizes) {
     SweepPoint p;
     p.name = numbered("fifo", grid.size());
@@ -166,6 +179,77 @@ void add_routes(std::vector<SweepPoint>& grid, const std::string& block, int cou
   }
 }
 
+// The second batch of streaming blocks: what the first left constant varies
+// (input and output widths apart, 2 or 3 elementwise inputs), repeats are
+// skipped, and a block holds at most 128 words in its two-pixel buffer (the
+// group add of 8 × 64 words took 943 s).
+void add_varied_routes(std::vector<SweepPoint>& grid, const std::string& block, int count, Rng& rng) {
+  for (int made = 0; made < count;) {
+    const std::int64_t g = pick(rng, {2, 4, 8});
+    const std::int64_t c = g * pick(rng, {2, 4, 8, 16});
+    SweepPoint p;
+    p.name = numbered(block, grid.size());
+    p.module = "mixtd_" + block;
+    std::int64_t held = c;  // words of one pixel over all input ports
+    if (block == "group_split") {
+      p.params = {{"CHANNELS", c},
+                  {"GROUPS", g},
+                  {"W_IN", pick(rng, divisors_up_to(c, 8))},
+                  {"W_OUT", pick(rng, divisors_up_to(c / g, 8))}};
+    } else if (block == "group_merge") {
+      p.params = {{"CHANNELS", c},
+                  {"GROUPS", g},
+                  {"W_IN", pick(rng, divisors_up_to(c / g, 8))},
+                  {"W_OUT", pick(rng, divisors_up_to(c, 8))}};
+    } else if (block == "regroup") {
+      const std::int64_t g_out = pick(rng, {2, 4, 8});
+      const std::int64_t ch = std::lcm(g, g_out) * pick(rng, {1, 2, 4, 8});
+      held = ch;
+      p.params = {{"CHANNELS", ch},
+                  {"G_IN", g},
+                  {"G_OUT", g_out},
+                  {"W_IN", pick(rng, divisors_up_to(ch / g, 8))},
+                  {"W_OUT", pick(rng, divisors_up_to(ch / g_out, 8))}};
+    } else if (block == "fork") {
+      held = c * g;
+      p.params = {{"CHANNELS", c},
+                  {"COPIES", g},
+                  {"W_IN", pick(rng, divisors_up_to(c, 8))},
+                  {"W_OUT", pick(rng, divisors_up_to(c, 8))}};
+    } else if (block == "relu") {
+      p.params = {
+          {"CHANNELS", c}, {"W_IN", pick(rng, divisors_up_to(c, 8))}, {"W_OUT", pick(rng, divisors_up_to(c, 8))}};
+    } else if (block == "group_add") {
+      const std::int64_t partials = pick(rng, {2, 3, 4});
+      held = c * partials;
+      p.params = {{"CHANNELS", c},
+                  {"PARTIALS", partials},
+                  {"W_IN", pick(rng, divisors_up_to(c, 8))},
+                  {"W_OUT", pick(rng, divisors_up_to(c, 8))}};
+      p.images = {{"REQUANT_FILE", c, 40}};
+    } else if (block == "eltwise_add") {
+      const std::int64_t inputs = pick(rng, {2, 3});
+      const std::int64_t i = static_cast<std::int64_t>(rng.below(8));
+      held = c * inputs;
+      p.params = {{"CHANNELS", c},
+                  {"INPUTS", inputs},
+                  {"W_IN", pick(rng, divisors_up_to(c, 8))},
+                  {"W_OUT", pick(rng, divisors_up_to(c, 8))},
+                  {"EXPS", inputs == 2 ? 0x0301 + i : 0x020301 + i},
+                  {"BIAS", -300 + 37 * i},
+                  {"SHIFT", 3 + i},
+                  {"RELU", i % 2}};
+    } else if (block == "global_avg_pool") {
+      p.params = {{"CHANNELS", c}, {"PIXELS", pick(rng, {49, 196})}, {"W", pick(rng, divisors_up_to(c, 8))}};
+    } else {
+      throw Error("internal: no sweep for block '" + block + "'");
+    }
+    if (held > 128 || repeats(grid, p)) continue;
+    grid.push_back(std::move(p));
+    ++made;
+  }
+}
+
 }  // namespace
 
 std::int64_t SweepPoint::param(const std::string& key) const {
@@ -177,13 +261,21 @@ std::int64_t SweepPoint::param(const std::string& key) const {
 std::vector<SweepPoint> resource_sweep_grid() {
   std::vector<SweepPoint> grid;
   Rng rng(2026);
-  add_stages(grid, false, 12, rng);
-  add_stages(grid, true, 4, rng);
-  add_pools(grid, 6, rng);
-  add_fifos(grid);
-  for (const char* b :
-       {"group_split", "group_merge", "regroup", "fork", "relu", "group_add", "eltwise_add", "global_avg_pool"})
-    add_routes(grid, b, 4, rng);
+  const char* const routes[] = {"group_split", "group_merge", "regroup",     "fork",
+                                "relu",        "group_add",   "eltwise_add", "global_avg_pool"};
+  // The first batch (62 points; the second appends, so their rows stay).
+  add_stages(grid, false, 12, rng, false);
+  add_stages(grid, true, 4, rng, false);
+  add_pools(grid, 6, rng, false);
+  add_fifos(grid, {{1, 2}, {4, 2}, {16, 2}, {1, 16}, {4, 32}, {8, 64}, {16, 256}, {2, 1024}});
+  for (const char* b : routes) add_routes(grid, b, 4, rng);
+  // The second batch: at least 3 rows per fitted feature of every block
+  // kind, and dense stages with many multipliers per output lane.
+  add_stages(grid, true, 8, rng, true);
+  add_pools(grid, 6, rng, true);
+  add_fifos(grid, {{2, 4}, {8, 8}, {4, 128}, {16, 32}});
+  for (const char* b : routes) add_varied_routes(grid, b, 8, rng);
+  add_stages(grid, false, 8, rng, true, true);
   return grid;
 }
 

@@ -71,6 +71,21 @@ TEST(RtlResources, FitRecoversTheCoefficientsRowsWereMadeWith) {
   EXPECT_THROW(rtl::fit_logic(arch::LogicBlock::Host, rows), Error);
 }
 
+// The committed table is the whole grid, and every block kind has at least
+// 3 rows per feature of its LUT/FF model, so a refit over-determines it.
+TEST(RtlResources, TheTableCoversTheGridWithThreeRowsPerFeature) {
+  const auto rows = rtl::read_yosys_table(kTable);
+  EXPECT_EQ(rows.size(), rtl::resource_sweep_grid().size()) << kTable << ": the sweep is not complete";
+  for (int b = 0; b < arch::kLogicBlocks; ++b) {
+    const auto block = static_cast<arch::LogicBlock>(b);
+    if (block == arch::LogicBlock::Host) continue;  // not in rtl/lib
+    int features = 0;
+    for (const auto& n : arch::logic_feature_names(block)) features += n != "-";
+    EXPECT_GE(rtl::model_errors(block, rows, arch::logic_coefficients(block)).lut.rows, 3 * features)
+        << arch::logic_block_name(block);
+  }
+}
+
 TEST(RtlResources, ModelOfEverySweepPointAddsMemoryAndLogic) {
   for (const auto& p : rtl::resource_sweep_grid()) {
     const auto m = rtl::model_of(p);

@@ -1,7 +1,7 @@
 // The LUT/FF coefficients of every block kind (Resources.h LogicBlock), per
 // feature (logic_feature_names). These are still the first estimates
 // (fpgaConvNet-like magnitudes). docs/rtl-resources.md compares them with
-// yosys synthesis of rtl/lib (26–110% mean LUT error per block) and says
+// yosys synthesis of rtl/lib (34–115% mean LUT error per block) and says
 // why the refit it prints is not committed yet:
 //
 //   scripts/yosys-sweep            # writes docs/rtl-resources.csv
