@@ -41,11 +41,11 @@ std::string numbered(const std::string& stem, std::size_t i) {
 
 // Dense and depthwise conv stages of the sizes ResNet-18 and its
 // decompositions have (C, N ≤ 256, 7–56 pixels square, 1×1, 3×3, 1×3, 3×1),
-// unrolled up to 128 multipliers.
-// `wide_in`: only dense stages of many multipliers per output lane
+// unrolled up to 64 multipliers; repeats of a point already in the grid are
+// skipped. `wide_in`: only dense stages of many multipliers per output lane
 // (p_in·fine ≥ 8, p_out ≤ 2), so that the fit can tell the multipliers from
 // the output lanes (the requantisers), which the first batch moves together.
-void add_stages(std::vector<SweepPoint>& grid, bool depthwise, int count, Rng& rng, bool unique, bool wide_in = false) {
+void add_stages(std::vector<SweepPoint>& grid, bool depthwise, int count, Rng& rng, bool wide_in = false) {
   int made = 0;
   while (made < count) {
     const std::int64_t c = pick(rng, {16, 32, 64, 128, 256});
@@ -83,13 +83,13 @@ void add_stages(std::vector<SweepPoint>& grid, bool depthwise, int count, Rng& r
     const std::int64_t words = depthwise ? blocks * kch : blocks * (c / p_in) * kch;
     const std::int64_t out_p = depthwise ? p_in : p_out;
     p.images = {{"WEIGHT_FILE", words, lanes * 8}, {"REQUANT_FILE", blocks, out_p * 40}};
-    if (unique && repeats(grid, p)) continue;
+    if (repeats(grid, p)) continue;
     grid.push_back(std::move(p));
     ++made;
   }
 }
 
-void add_pools(std::vector<SweepPoint>& grid, int count, Rng& rng, bool unique) {
+void add_pools(std::vector<SweepPoint>& grid, int count, Rng& rng) {
   for (int i = 0, made = 0; made < count; ++i) {
     const std::int64_t c = pick(rng, {16, 64, 128, 256});
     const std::int64_t hw = pick(rng, {14, 28, 56, 112});
@@ -113,7 +113,7 @@ void add_pools(std::vector<SweepPoint>& grid, int count, Rng& rng, bool unique) 
                  {"MAX", max},
                  {"COUNT_PAD", 0},
                  {"CAP", arch::line_buffer_capacity(k, k, s, s, pad, pad, hw, hw)}};
-    if (unique && repeats(grid, pt)) continue;
+    if (repeats(grid, pt)) continue;
     grid.push_back(std::move(pt));
     ++made;
   }
@@ -129,6 +129,15 @@ void add_fifos(std::vector<SweepPoint>& grid, const std::vector<std::pair<std::i
   }
 }
 
+// A group split (c channels into g strided groups) or merge (back): the
+// whole stream's width divides c, a group stream's c/g.
+std::vector<std::pair<std::string, std::int64_t>> split_or_merge_params(bool split, std::int64_t c, std::int64_t g,
+                                                                        Rng& rng) {
+  const std::int64_t w_in = pick(rng, divisors_up_to(split ? c : c / g, 8));
+  const std::int64_t w_out = pick(rng, divisors_up_to(split ? c / g : c, 8));
+  return {{"CHANNELS", c}, {"GROUPS", g}, {"W_IN", w_in}, {"W_OUT", w_out}};
+}
+
 // The streaming blocks around mixtd_stream_route: `groups` strided groups
 // or copies, widths dividing the words of a port (at most 8 words, 64 bits).
 void add_routes(std::vector<SweepPoint>& grid, const std::string& block, int count, Rng& rng) {
@@ -138,16 +147,8 @@ void add_routes(std::vector<SweepPoint>& grid, const std::string& block, int cou
     SweepPoint p;
     p.name = numbered(block, grid.size());
     p.module = "mixtd_" + block;
-    if (block == "group_split") {
-      p.params = {{"CHANNELS", c},
-                  {"GROUPS", g},
-                  {"W_IN", pick(rng, divisors_up_to(c, 8))},
-                  {"W_OUT", pick(rng, divisors_up_to(c / g, 8))}};
-    } else if (block == "group_merge") {
-      p.params = {{"CHANNELS", c},
-                  {"GROUPS", g},
-                  {"W_IN", pick(rng, divisors_up_to(c / g, 8))},
-                  {"W_OUT", pick(rng, divisors_up_to(c, 8))}};
+    if (block == "group_split" || block == "group_merge") {
+      p.params = split_or_merge_params(block == "group_split", c, g, rng);
     } else if (block == "regroup") {
       const std::int64_t g_out = pick(rng, {2, 4, 8});
       const std::int64_t ch = std::lcm(g, g_out) * pick(rng, {2, 4, 8});
@@ -191,16 +192,8 @@ void add_varied_routes(std::vector<SweepPoint>& grid, const std::string& block, 
     p.name = numbered(block, grid.size());
     p.module = "mixtd_" + block;
     std::int64_t held = c;  // words of one pixel over all input ports
-    if (block == "group_split") {
-      p.params = {{"CHANNELS", c},
-                  {"GROUPS", g},
-                  {"W_IN", pick(rng, divisors_up_to(c, 8))},
-                  {"W_OUT", pick(rng, divisors_up_to(c / g, 8))}};
-    } else if (block == "group_merge") {
-      p.params = {{"CHANNELS", c},
-                  {"GROUPS", g},
-                  {"W_IN", pick(rng, divisors_up_to(c / g, 8))},
-                  {"W_OUT", pick(rng, divisors_up_to(c, 8))}};
+    if (block == "group_split" || block == "group_merge") {
+      p.params = split_or_merge_params(block == "group_split", c, g, rng);
     } else if (block == "regroup") {
       const std::int64_t g_out = pick(rng, {2, 4, 8});
       const std::int64_t ch = std::lcm(g, g_out) * pick(rng, {1, 2, 4, 8});
@@ -264,18 +257,18 @@ std::vector<SweepPoint> resource_sweep_grid() {
   const char* const routes[] = {"group_split", "group_merge", "regroup",     "fork",
                                 "relu",        "group_add",   "eltwise_add", "global_avg_pool"};
   // The first batch (62 points; the second appends, so their rows stay).
-  add_stages(grid, false, 12, rng, false);
-  add_stages(grid, true, 4, rng, false);
-  add_pools(grid, 6, rng, false);
+  add_stages(grid, false, 12, rng);
+  add_stages(grid, true, 4, rng);
+  add_pools(grid, 6, rng);
   add_fifos(grid, {{1, 2}, {4, 2}, {16, 2}, {1, 16}, {4, 32}, {8, 64}, {16, 256}, {2, 1024}});
   for (const char* b : routes) add_routes(grid, b, 4, rng);
   // The second batch: at least 3 rows per fitted feature of every block
   // kind, and dense stages with many multipliers per output lane.
-  add_stages(grid, true, 8, rng, true);
-  add_pools(grid, 6, rng, true);
+  add_stages(grid, true, 8, rng);
+  add_pools(grid, 6, rng);
   add_fifos(grid, {{2, 4}, {8, 8}, {4, 128}, {16, 32}});
   for (const char* b : routes) add_varied_routes(grid, b, 8, rng);
-  add_stages(grid, false, 8, rng, true, true);
+  add_stages(grid, false, 8, rng, true);
   return grid;
 }
 
