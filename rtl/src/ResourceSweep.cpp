@@ -355,7 +355,9 @@ ModelOfPoint model_of(const SweepPoint& p) {
   } else if (p.module == "mixtd_pool") {
     m.block = LogicBlock::Pool;
     m.features = arch::pool_logic_features(v("KH"), v("KW"), v("P"));
-    m.memory = arch::pool_line_buffers({v("C"), v("H"), v("W")}, v("KH"), v("PW"), v("P"), kBits);
+    net::PoolAttrs a;
+    a.kh = v("KH"), a.kw = v("KW"), a.sh = v("SH"), a.sw = v("SW"), a.ph = v("PH"), a.pw = v("PW");
+    m.memory = arch::pool_line_buffers({v("C"), v("H"), v("W")}, a, v("P"), kBits);
   } else if (p.module == "mixtd_stream_fifo") {
     m.block = LogicBlock::Fifo;
     m.features = {1.0, static_cast<double>(v("WIDTH") / 8), 0, 0};
@@ -443,12 +445,23 @@ arch::LogicFeatures fit_one(const std::vector<arch::LogicFeatures>& x, const std
         for (std::size_t c = 0; c < k; ++c) a[r][c] += w2 * x[i][cols[r]] * x[i][cols[c]];
       }
     }
-    if (solve(a, b)) {
-      arch::LogicFeatures out{};
-      for (std::size_t r = 0; r < k; ++r) out[cols[r]] = std::round(b[r] * 100.0) / 100.0;
-      return out;
+    if (!solve(a, b)) {
+      cols.pop_back();  // collinear: drop the last feature and solve again
+      continue;
     }
-    cols.pop_back();  // collinear: drop the last feature and solve again
+    // No block may get cheaper as it grows (the solver would buy lanes to
+    // save LUTs): a feature whose coefficient comes out negative, the most
+    // negative first, is dropped and the rest refitted.
+    std::size_t worst = 0;
+    for (std::size_t r = 1; r < k; ++r)
+      if (b[r] < 0 && (worst == 0 || b[r] < b[worst])) worst = r;
+    if (worst != 0) {
+      cols.erase(cols.begin() + static_cast<std::ptrdiff_t>(worst));
+      continue;
+    }
+    arch::LogicFeatures out{};
+    for (std::size_t r = 0; r < k; ++r) out[cols[r]] = std::round(b[r] * 100.0) / 100.0;
+    return out;
   }
 }
 

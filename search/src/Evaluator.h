@@ -79,6 +79,9 @@ class Evaluator {
   int bottleneck() const { return bottleneck_; }  // first module with the largest interval
   const arch::Resources& total() const { return total_; }
   const arch::Resources& budget() const { return budget_; }
+  // A search may work to a smaller budget for a while (Balancer.cpp's
+  // narrow start); nothing cached depends on the budget.
+  void set_budget(const arch::Resources& b) { budget_ = b; }
   bool fits() const { return total_.fits(budget_); }
   double clock_mhz() const { return clock_mhz_; }
   const net::Bits& bits() const { return bits_; }

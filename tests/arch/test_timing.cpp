@@ -75,19 +75,51 @@ TEST(Resources, MemoryTables) {
   EXPECT_EQ(dsps_for(96, {16, 8}), 96);
 }
 
+// Where yosys synth_xilinx put rtl/lib's stream FIFO (depth x width bits),
+// docs/rtl-resources.md: the model must place each the same way.
+TEST(Resources, RamPlacementFollowsYosys) {
+  const auto expect = [](std::int64_t depth, std::int64_t width, MemoryKind kind, double lut, double ff,
+                         double bram18) {
+    const Memory m = place_memory(depth, width);
+    EXPECT_EQ(m.kind, kind) << depth << " x " << width;
+    EXPECT_EQ(m.cost.lut, lut) << depth << " x " << width;
+    EXPECT_EQ(m.cost.ff, ff) << depth << " x " << width;
+    EXPECT_EQ(m.cost.bram18, bram18) << depth << " x " << width;
+    EXPECT_EQ(is_block_memory(depth, width), kind == MemoryKind::Bram) << depth << " x " << width;
+  };
+  expect(2, 8, MemoryKind::Registers, 0, 16, 0);   // 16 bits: a tie with one RAM32M16, registers
+  expect(2, 32, MemoryKind::Lutram, 24, 0, 0);     // 3 RAM32M16
+  expect(128, 8, MemoryKind::Lutram, 32, 0, 0);    // 4 RAM64M8
+  expect(128, 16, MemoryKind::Lutram, 48, 0, 0);   // 6
+  expect(256, 8, MemoryKind::Lutram, 64, 0, 0);    // 8
+  expect(64, 64, MemoryKind::Lutram, 80, 0, 0);    // 10
+  expect(64, 512, MemoryKind::Lutram, 592, 0, 0);  // 74: still cheaper than 15 BRAM18
+  expect(128, 36, MemoryKind::Bram, 0, 0, 1);      // 12 RAM64M8 cost more than a BRAM18
+  expect(128, 72, MemoryKind::Bram, 0, 0, 2);      // a RAMB36
+  EXPECT_EQ(lutram_cells(32, 14), 1);
+  EXPECT_EQ(lutram_cells(33, 14), 2);
+  EXPECT_EQ(rom_luts(144, 8), 24);
+}
+
 TEST(Resources, StageHandComputed) {
   const auto s = conv3x3(16, 32, 8, 8);
   const StageResources r = stage_resources(s, Psi{4, 8, 3}, {8, 8}, true);
   EXPECT_EQ(r.total.dsp, 48);
-  // Weights 32*16*9 = 4608 over 96 banks: 48 deep x 768 bits -> 22 BRAM18
-  // (URAM would be 11 = 176 BRAM18-worth of bits).
-  EXPECT_EQ(r.weights.kind, MemoryKind::Bram);
+  // Weights 32*16*9 = 4608 over 96 banks: 48 deep x 768 bits, 22 BRAM18
+  // (cost 22 x 129) or a ROM in logic (cost 48 x 768 / 64 = 576): logic,
+  // a LUT6 per bit, 768 LUTs.
+  EXPECT_EQ(r.weights.kind, MemoryKind::Rom);
   EXPECT_EQ(r.weights.depth, 48);
-  EXPECT_EQ(r.weights.cost.bram18, 22);
-  // Line buffers: 4 x (10 pixels * 4 channels) deep x (2 lines * 8 bits) = 640 bits -> LUTRAM, 10 LUT each.
-  EXPECT_EQ(r.line_buffer.kind, MemoryKind::Lutram);
-  EXPECT_EQ(r.line_buffer.cost.lut, 40);
-  EXPECT_EQ(r.total.bram18, 22);
+  EXPECT_EQ(r.weights.cost.lut, 768);
+  EXPECT_EQ(r.weights.cost.bram18, 0);
+  EXPECT_FALSE(weight_memory_is_a_choice(s, Psi{4, 8, 3}, {8, 8}, true));
+  // Line buffer: a ring of 3 lines of 8 pixels = 24 slots of 16/4 beats: 96
+  // deep x 32 bits. 10 RAM64M8 (cost 160) or one BRAM18 (129): BRAM18, one
+  // copy per read port (fine = 3).
+  EXPECT_EQ(line_buffer_capacity(3, 3, 1, 1, 1, 1, 8, 8), 24);
+  EXPECT_EQ(r.line_buffer.kind, MemoryKind::Bram);
+  EXPECT_EQ(r.line_buffer.cost.bram18, 3);
+  EXPECT_EQ(r.total.bram18, 3);
 }
 
 TEST(Resources, DeepNarrowWeightsGoToUram) {
@@ -128,13 +160,15 @@ TEST(Resources, WideWeightsGoWhereTheDesignSays) {
   EXPECT_EQ(in_uram.weights.kind, MemoryKind::Uram);
   EXPECT_EQ(in_uram.weights.cost.uram, 64);
   EXPECT_EQ(in_uram.weights.cost.bram18, 0);
-  // Only the weights moved: 36 DSP, and the line buffers' BRAM18
-  // (one buffer of 9 x 512 words x 16 bits: 5 BRAM18 as 1K x 18) stay.
+  // Only the weights moved: 36 DSP, and the line buffer's BRAM18 stay (a
+  // ring of 21 pixels x 512 words x 8 bits: 6 BRAM18 as 2K x 9, once per
+  // read port: 9 of them).
   EXPECT_EQ(in_uram.total.dsp, 36);
-  EXPECT_EQ(in_uram.line_buffer.cost.bram18, 5);
-  EXPECT_EQ(in_uram.total.bram18, 5);
+  EXPECT_EQ(line_buffer_capacity(3, 3, 1, 1, 1, 1, 7, 7), 21);
+  EXPECT_EQ(in_uram.line_buffer.cost.bram18, 54);
+  EXPECT_EQ(in_uram.total.bram18, 54);
   EXPECT_EQ(in_uram.total.uram, 64);
-  EXPECT_EQ(as_auto.total.bram18, 1029);
+  EXPECT_EQ(as_auto.total.bram18, 1078);
   EXPECT_EQ(in_uram.total.lut, as_auto.total.lut);
   // The search's shortcut agrees with the rule.
   const StageResources swapped = with_weight_memory(as_auto, WeightMemory::Uram, true);
@@ -143,7 +177,7 @@ TEST(Resources, WideWeightsGoWhereTheDesignSays) {
   EXPECT_EQ(swapped.total.lut, in_uram.total.lut);
 
   psi.weight_memory = WeightMemory::Bram;
-  EXPECT_EQ(stage_resources(s, psi, {8, 8}, true).total.bram18, 1029);
+  EXPECT_EQ(stage_resources(s, psi, {8, 8}, true).total.bram18, 1078);
 }
 
 TEST(Resources, ExplicitBramOverridesAutosUram) {
@@ -158,14 +192,15 @@ TEST(Resources, ExplicitBramOverridesAutosUram) {
 }
 
 TEST(Resources, SmallWeightsAndNoUramLeaveNoChoice) {
-  // 4 x 4 x 9 = 144 weights x 8 bits = 1152 bits: LUTRAM whatever the design says.
+  // 4 x 4 x 9 = 144 weights x 8 bits = 1152 bits: a ROM in logic (3 LUT6
+  // per bit) whatever the design says.
   const auto s = conv3x3(4, 4, 8, 8);
   for (WeightMemory m : {WeightMemory::Auto, WeightMemory::Bram, WeightMemory::Uram}) {
     const Psi psi{1, 1, 1, m};
     EXPECT_FALSE(weight_memory_is_a_choice(s, psi, {8, 8}, true));
     const StageResources r = stage_resources(s, psi, {8, 8}, true);
-    EXPECT_EQ(r.weights.kind, MemoryKind::Lutram) << to_string(m);
-    EXPECT_EQ(r.weights.cost.lut, 18) << to_string(m);
+    EXPECT_EQ(r.weights.kind, MemoryKind::Rom) << to_string(m);
+    EXPECT_EQ(r.weights.cost.lut, 24) << to_string(m);
   }
   EXPECT_EQ(auto_weight_memory(s, Psi{}, {8, 8}, true), WeightMemory::Auto);
   // Without URAM on the device nothing is a choice, and uram is refused.

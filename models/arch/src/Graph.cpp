@@ -421,10 +421,12 @@ ModuleLogic stream_module_logic(const Module& m, std::int64_t width_in, std::int
       const double lanes = d(std::max(width_in, width_out) * (m.ports_in + m.ports_out));
       return {b, {1.0, lanes, channels, out_lanes * channels}};
     }
+    // The last feature is the words of a pixel of all inputs: the two-pixel
+    // buffer of every input (mixtd_stream_route) is most of their FFs.
     case ModuleKind::GroupAdd:
-      return {LogicBlock::GroupAdd, {1.0, in_lanes, out_lanes, d(m.in_shape.c)}};
+      return {LogicBlock::GroupAdd, {1.0, in_lanes, out_lanes, d(m.in_shape.c * m.ports_in)}};
     case ModuleKind::EltwiseAdd:
-      return {LogicBlock::EltwiseAdd, {1.0, in_lanes, out_lanes, d(m.in_shape.c)}};
+      return {LogicBlock::EltwiseAdd, {1.0, in_lanes, out_lanes, d(m.in_shape.c * m.ports_in)}};
     case ModuleKind::MaxPool:
     case ModuleKind::AvgPool:
       return {LogicBlock::Pool, pool_logic_features(m.pool.kh, m.pool.kw, width_in)};
@@ -441,7 +443,7 @@ Resources stream_module_resources(const Module& m, std::int64_t width_in, std::i
   if (m.kind == ModuleKind::RoundRobin)  // the lcm FIFOs of the array
     r += fifo_resources(fifo_depth, 1, bits).scaled(static_cast<double>(m.fifos));
   if (m.kind == ModuleKind::MaxPool || m.kind == ModuleKind::AvgPool)
-    r += pool_line_buffers(m.in_shape, m.pool.kh, m.pool.pw, width_in, bits);
+    r += pool_line_buffers(m.in_shape, m.pool, width_in, bits);
   return r;
 }
 

@@ -15,10 +15,66 @@ namespace {
 constexpr std::array<std::pair<std::int64_t, std::int64_t>, 6> kBram18{
     {{16384, 1}, {8192, 2}, {4096, 4}, {2048, 9}, {1024, 18}, {512, 36}}};
 
-Resources lutram(std::int64_t bits) {
-  Resources r;
-  r.lut = static_cast<double>(ceil_div(bits, 64));
-  return r;
+// What yosys's memory_libmap (synth_xilinx, UltraScale+) charges for each
+// way of holding a memory, the numbers it picks the cheapest by: a register
+// bit 1, a LUTRAM cell 16, a BRAM18 129 (a BRAM36 257, two BRAM18's worth),
+// and a ROM in logic 1 per 64 bits. Measured on rtl/lib's FIFOs
+// (docs/rtl-resources.md); the model places memories by the same costs so
+// that it agrees with the synthesised RTL.
+constexpr double kRegisterBitCost = 1.0;
+constexpr double kLutramCellCost = 16.0;
+constexpr double kBram18Cost = 129.0;
+constexpr double kRomBitCost = 1.0 / 64.0;
+// A LUTRAM cell is 8 LUTs (one SLICEM's quarter).
+constexpr double kLutsPerLutramCell = 8.0;
+
+Memory place_kind(std::int64_t depth, std::int64_t width, MemoryKind kind) {
+  Memory m;
+  m.depth = depth;
+  m.width_bits = width;
+  m.kind = kind;
+  switch (kind) {
+    case MemoryKind::Registers:
+      m.cost.ff = static_cast<double>(depth * width);
+      break;
+    case MemoryKind::Lutram:
+      m.cost.lut = kLutsPerLutramCell * static_cast<double>(lutram_cells(depth, width));
+      break;
+    case MemoryKind::Bram:
+      m.cost.bram18 = static_cast<double>(bram18_for(depth, width));
+      break;
+    case MemoryKind::Uram:
+      m.cost.uram = static_cast<double>(uram_for(depth, width));
+      break;
+    case MemoryKind::Rom:
+      m.cost.lut = static_cast<double>(rom_luts(depth, width));
+      break;
+  }
+  return m;
+}
+
+// The kind yosys gives a RAM (line buffers, FIFOs): registers, LUTRAM or
+// BRAM18, the cheapest by its costs; registers on a tie with LUTRAM (a FIFO
+// of 8 x 2 bits is 16 flip-flops), LUTRAM on a tie with BRAM.
+MemoryKind ram_kind(std::int64_t depth, std::int64_t width) {
+  const double regs = kRegisterBitCost * static_cast<double>(depth * width);
+  const double lutram = kLutramCellCost * static_cast<double>(lutram_cells(depth, width));
+  const double bram = kBram18Cost * static_cast<double>(bram18_for(depth, width));
+  if (regs <= lutram && regs <= bram) return MemoryKind::Registers;
+  return lutram <= bram ? MemoryKind::Lutram : MemoryKind::Bram;
+}
+
+// A ROM (weights) in logic when that is cheaper than BRAM18 by yosys's
+// costs (ROMs never go to LUTRAM or registers in yosys: they are constants).
+bool rom_in_logic(std::int64_t depth, std::int64_t width) {
+  return kRomBitCost * static_cast<double>(depth * width) <=
+         kBram18Cost * static_cast<double>(bram18_for(depth, width));
+}
+
+// Auto's rule: URAM only if it allocates strictly fewer bits.
+MemoryKind auto_kind(std::int64_t depth, std::int64_t width, bool device_has_uram) {
+  return device_has_uram && uram_for(depth, width) * 16 < bram18_for(depth, width) ? MemoryKind::Uram
+                                                                                   : MemoryKind::Bram;
 }
 
 }  // namespace
@@ -44,67 +100,45 @@ std::int64_t uram_for(std::int64_t depth, std::int64_t width) {
   return ceil_div(depth, 4096) * ceil_div(width, 72);
 }
 
-bool is_block_memory(std::int64_t depth, std::int64_t width) { return depth > 2 && depth * width > kLutramMaxBits; }
-
-namespace {
-
-// Registers or LUTRAM for a memory that is not block RAM.
-Memory place_small(std::int64_t depth, std::int64_t width) {
-  Memory m;
-  m.depth = depth;
-  m.width_bits = width;
-  const std::int64_t bits = depth * width;
-  if (bits == 0) return m;
-  if (depth <= 2) {  // a register or two per word
-    m.kind = MemoryKind::Registers;
-    m.cost.ff = static_cast<double>(bits);
-    return m;
-  }
-  m.kind = MemoryKind::Lutram;
-  m.cost = lutram(bits);
-  return m;
+std::int64_t lutram_cells(std::int64_t depth, std::int64_t width) {
+  if (depth <= 0 || width <= 0) return 0;
+  if (depth <= 32) return ceil_div(width, 14);      // RAM32M16: 32 x 14
+  return ceil_div(depth, 64) * ceil_div(width, 7);  // RAM64M8: 64 x 7
 }
 
-Memory place_block(std::int64_t depth, std::int64_t width, MemoryKind kind) {
-  Memory m;
-  m.depth = depth;
-  m.width_bits = width;
-  m.kind = kind;
-  if (kind == MemoryKind::Uram) {
-    m.cost.uram = static_cast<double>(uram_for(depth, width));
-  } else {
-    m.cost.bram18 = static_cast<double>(bram18_for(depth, width));
-  }
-  return m;
+std::int64_t rom_luts(std::int64_t depth, std::int64_t width) {
+  if (depth <= 0 || width <= 0) return 0;
+  return ceil_div(depth, 64) * width;
 }
 
-// Auto's rule: URAM only if it allocates strictly fewer bits.
-MemoryKind auto_kind(std::int64_t depth, std::int64_t width, bool device_has_uram) {
-  return device_has_uram && uram_for(depth, width) * 16 < bram18_for(depth, width) ? MemoryKind::Uram
-                                                                                   : MemoryKind::Bram;
+bool is_block_memory(std::int64_t depth, std::int64_t width) {
+  return depth > 0 && width > 0 && ram_kind(depth, width) == MemoryKind::Bram;
 }
-
-}  // namespace
 
 Memory place_memory(std::int64_t depth, std::int64_t width) {
-  if (!is_block_memory(depth, width)) return place_small(depth, width);
-  return place_block(depth, width, MemoryKind::Bram);
+  if (depth <= 0 || width <= 0) return place_kind(0, 0, MemoryKind::Registers);
+  return place_kind(depth, width, ram_kind(depth, width));
+}
+
+bool is_block_weight_memory(std::int64_t depth, std::int64_t width) {
+  return depth > 0 && width > 0 && !rom_in_logic(depth, width);
 }
 
 Memory place_weight_memory(std::int64_t depth, std::int64_t width, WeightMemory choice, bool device_has_uram) {
-  if (!is_block_memory(depth, width)) return place_small(depth, width);
+  if (depth <= 0 || width <= 0) return place_kind(0, 0, MemoryKind::Rom);
+  if (!is_block_weight_memory(depth, width)) return place_kind(depth, width, MemoryKind::Rom);
   switch (choice) {
     case WeightMemory::Bram:
-      return place_block(depth, width, MemoryKind::Bram);
+      return place_kind(depth, width, MemoryKind::Bram);
     case WeightMemory::Uram:
       if (!device_has_uram)
         throw Error(
             "internal: a weight memory placed in URAM on a device without URAM (validate() rejects such designs)");
-      return place_block(depth, width, MemoryKind::Uram);
+      return place_kind(depth, width, MemoryKind::Uram);
     case WeightMemory::Auto:
       break;
   }
-  return place_block(depth, width, auto_kind(depth, width, device_has_uram));
+  return place_kind(depth, width, auto_kind(depth, width, device_has_uram));
 }
 
 MemoryShape weight_memory_shape(const td::StageShape& s, const Psi& psi, const net::Bits& bits) {
@@ -115,7 +149,7 @@ MemoryShape weight_memory_shape(const td::StageShape& s, const Psi& psi, const n
 bool weight_memory_is_a_choice(const td::StageShape& s, const Psi& psi, const net::Bits& bits, bool device_has_uram) {
   if (!device_has_uram) return false;
   const MemoryShape w = weight_memory_shape(s, psi, bits);
-  return is_block_memory(w.depth, w.width_bits);
+  return is_block_weight_memory(w.depth, w.width_bits);
 }
 
 WeightMemory auto_weight_memory(const td::StageShape& s, const Psi& psi, const net::Bits& bits, bool device_has_uram) {
@@ -130,18 +164,12 @@ std::int64_t dsps_for(std::int64_t multipliers, const net::Bits& bits) {
 }
 
 Memory stage_line_buffer(const td::StageShape& s, std::int64_t p_in, const net::Bits& bits) {
-  Memory lb;
-  // Line buffers: p_in buffers, each (kh − 1) lines of (W + 2pw)·C/p_in words.
-  if (s.kh > 1) {
-    const std::int64_t line = (s.in.w + 2 * s.pw) * ceil_div(s.in_ch, p_in);
-    const Memory one = place_memory(line, (s.kh - 1) * bits.activation);
-    lb = one;
-    lb.cost = one.cost.scaled(static_cast<double>(p_in));
-  } else if (s.kw > 1) {  // a 1 x k window: (kw − 1) pixels of registers
-    lb.kind = MemoryKind::Registers;
-    lb.cost.ff = static_cast<double>((s.kw - 1) * s.in_ch * bits.activation);
-  }
-  return lb;
+  // The RTL's ring (mixtd_line_buffer): line_buffer_capacity pixels of
+  // C/p_in beats of p_in words; the same slots the SystemC LineBuffer and
+  // the timing rules have. One read port's copy: stage_resources adds one
+  // per read port.
+  const std::int64_t cap = line_buffer_capacity(s.kh, s.kw, s.sh, s.sw, s.ph, s.pw, s.in.h, s.in.w);
+  return place_memory(cap * ceil_div(s.in_ch, p_in), p_in * bits.activation);
 }
 
 StageResources stage_resources(const td::StageShape& s, const Psi& psi, const net::Bits& bits, const Memory& weights,
@@ -149,7 +177,10 @@ StageResources stage_resources(const td::StageShape& s, const Psi& psi, const ne
   StageResources r;
   const std::int64_t mults = stage_multipliers(s, psi);
   r.weights = weights;
+  // yosys (and Vivado) copy a RAM once per read port: the line buffer has
+  // `fine` of them, one per window position read in a cycle.
   r.line_buffer = line_buffer;
+  r.line_buffer.cost = line_buffer.cost.scaled(static_cast<double>(psi.fine));
   r.total = r.weights.cost + r.line_buffer.cost;
   r.total.dsp += static_cast<double>(dsps_for(mults, bits));
   // Control, adder trees, accumulators (32-bit) and requantisers.
@@ -227,7 +258,7 @@ std::array<std::string_view, kLogicFeatures> logic_feature_names(LogicBlock b) {
       return {"1", "lanes", "channels", "out_lanes*channels"};
     case LogicBlock::GroupAdd:
     case LogicBlock::EltwiseAdd:
-      return {"1", "in_lanes", "out_lanes", "channels"};
+      return {"1", "in_lanes", "out_lanes", "inputs*channels"};
     case LogicBlock::GlobalAvgPool:
       return {"1", "width", "channels", "-"};
   }
@@ -253,11 +284,12 @@ Resources fifo_resources(std::int64_t depth, std::int64_t width, const net::Bits
   return m.cost + logic_resources(LogicBlock::Fifo, {1.0, static_cast<double>(width), 0.0, 0.0});
 }
 
-Resources pool_line_buffers(const net::Shape& in, std::int64_t kh, std::int64_t pw, std::int64_t p,
-                            const net::Bits& bits) {
-  if (kh <= 1) return {};
-  const Memory m = place_memory((in.w + 2 * pw) * ceil_div(in.c, p), (kh - 1) * bits.activation);
-  return m.cost.scaled(static_cast<double>(p));
+Resources pool_line_buffers(const net::Shape& in, const net::PoolAttrs& a, std::int64_t p, const net::Bits& bits) {
+  // The RTL's ring (as a stage's), read at all kh·kw window positions each
+  // cycle: one copy per read port.
+  const std::int64_t cap = line_buffer_capacity(a.kh, a.kw, a.sh, a.sw, a.ph, a.pw, in.h, in.w);
+  const Memory m = place_memory(cap * ceil_div(in.c, p), p * bits.activation);
+  return m.cost.scaled(static_cast<double>(a.kh * a.kw));
 }
 
 LogicFeatures pool_logic_features(std::int64_t kh, std::int64_t kw, std::int64_t p) {

@@ -60,7 +60,10 @@ ModelOfPoint model_of(const SweepPoint& p);
 
 // Coefficients minimising Σ ((yosys − model) / max(yosys, 16))² over `rows`
 // of one block kind, for LUT and FF separately; features that are constant
-// over the rows beyond the intercept get 0. Rounded to 0.01.
+// over the rows beyond the intercept get 0, and so do features whose
+// coefficient would be negative (dropped one at a time, most negative
+// first, and the rest refitted: no block gets cheaper as it grows). Rounded
+// to 0.01.
 arch::LogicCoefficients fit_logic(arch::LogicBlock block, const std::vector<YosysRow>& rows);
 
 // Relative error (model − yosys) / yosys of one quantity.

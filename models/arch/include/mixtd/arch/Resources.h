@@ -1,12 +1,13 @@
-// Resource rules per block: DSP packing, memories by the BRAM18/URAM
-// aspect-ratio tables, LUT/FF linear models (SPEC "Resources per module").
+// Resource rules per block: DSP packing, memories placed as yosys places
+// rtl/lib's (registers, LUTRAM, BRAM18/URAM by their aspect-ratio tables,
+// ROMs in logic), LUT/FF linear models (SPEC "Resources per module";
+// docs/accelerator.md "Resources").
 //
-// LUT/FF: each block kind is linear in a few features of its parameters
-// (first-estimate coefficients in LogicCoefficients.cpp, compared with yosys
-// synth_xilinx of rtl/lib over a parameter sweep in docs/rtl-resources.md:
-// `scripts/yosys-sweep`, then `mixtd resources fit`). Memories (line
-// buffers, weights, FIFOs) are placed by the aspect-ratio rules below and
-// are not part of the fit.
+// LUT/FF: each block kind is linear in a few features of its parameters,
+// with coefficients (LogicCoefficients.cpp) fitted to yosys synth_xilinx of
+// rtl/lib over a parameter sweep (docs/rtl-resources.md: `scripts/yosys-sweep`,
+// then `mixtd resources fit`). Memories (line buffers, weights, FIFOs) are
+// placed by the rules below and are not part of the fit.
 #pragma once
 
 #include <array>
@@ -24,10 +25,15 @@ namespace mixtd::arch {
 std::int64_t bram18_for(std::int64_t depth, std::int64_t width_bits);
 // URAM288: 4K x 72; words narrower than 72 bits are packed ⌊72/width⌋ to a row.
 std::int64_t uram_for(std::int64_t depth, std::int64_t width_bits);
-// Memories this small go to LUTRAM (64 bits per LUT) instead of BRAM.
-inline constexpr std::int64_t kLutramMaxBits = 2048;
+// LUTRAM cells (8 LUTs each) of a depth x width simple-dual-port RAM:
+// RAM32M16 (32 x 14) up to 32 deep, RAM64M8 (64 x 7) deeper.
+std::int64_t lutram_cells(std::int64_t depth, std::int64_t width_bits);
+// LUTs of a depth x width ROM in logic: a LUT6 per 64 words of each bit.
+std::int64_t rom_luts(std::int64_t depth, std::int64_t width_bits);
 
-enum class MemoryKind { Registers, Lutram, Bram, Uram };
+// Registers, LUTRAM, BRAM18 or URAM hold a RAM; Rom is a constant memory
+// (weights) in logic.
+enum class MemoryKind { Registers, Lutram, Bram, Uram, Rom };
 
 struct Memory {
   MemoryKind kind = MemoryKind::Registers;
@@ -35,14 +41,22 @@ struct Memory {
   Resources cost;
 };
 
-// Whether a depth x width memory is block RAM (BRAM18 or URAM) rather than
-// registers (depth ≤ 2) or LUTRAM (≤ kLutramMaxBits).
+// Memories are placed as yosys synth_xilinx places rtl/lib's (its
+// memory_libmap costs: a register bit 1, a LUTRAM cell 16, a BRAM18 129, a
+// ROM bit in logic 1/64; the cheapest wins). docs/rtl-resources.md has the
+// measurements; SPEC's "LUTRAM below 2 Kb" rule is replaced by this one
+// (docs/rtl-resources.md says why).
+//
+// A RAM (line buffer, FIFO) of depth x width bits: registers, LUTRAM or
+// BRAM18, and whether that is BRAM18.
 bool is_block_memory(std::int64_t depth, std::int64_t width_bits);
-
-// A line buffer or FIFO of depth x width bits: registers, LUTRAM or BRAM18.
 Memory place_memory(std::int64_t depth, std::int64_t width_bits);
 
-// A weight memory of depth x width bits. If it is block RAM, `choice` says
+// Whether a depth x width weight ROM goes to block RAM rather than logic.
+bool is_block_weight_memory(std::int64_t depth, std::int64_t width_bits);
+
+// A weight memory of depth x width bits: a ROM in logic when that is
+// cheaper than BRAM18, else block RAM, and then `choice` says
 // which kind: Bram, Uram, or Auto — URAM when it allocates fewer bits (one
 // URAM counts 16 BRAM18 worth of bits), BRAM18 on a tie or without URAM.
 // Uram on a device without URAM throws (validate() rejects such designs).
@@ -54,7 +68,7 @@ std::int64_t dsps_for(std::int64_t multipliers, const net::Bits& bits);
 
 struct StageResources {
   Memory weights;      // banks = multipliers, read in lockstep: one wide memory
-  Memory line_buffer;  // p_in buffers of (kh−1) lines
+  Memory line_buffer;  // the ring, its cost once per read port (fine)
   Resources total;     // one instance
 };
 
@@ -64,12 +78,14 @@ StageResources stage_resources(const td::StageShape& s, const Psi& psi, const ne
 
 // The same from its memories placed already: `weights` the weight memory at
 // ψ (place_weight_memory of weight_memory_shape, as psi.weight_memory says)
-// and `line_buffer` stage_line_buffer(s, psi.p_in). The weight memory depends
+// and `line_buffer` stage_line_buffer(s, psi.p_in, bits). The weight memory depends
 // on ψ only through the multipliers and the line buffer only through p_in,
 // so a search enumerating a stage's ψ places each once.
 StageResources stage_resources(const td::StageShape& s, const Psi& psi, const net::Bits& bits, const Memory& weights,
                                const Memory& line_buffer);
-// The p_in line buffers of a stage (none for a 1×1 window, registers for 1×k).
+// One read port's copy of a stage's line buffer: the RTL's ring of
+// line_buffer_capacity pixels, C/p_in beats of p_in words each (every
+// window, 1×1 too, has one: at least two pixels).
 Memory stage_line_buffer(const td::StageShape& s, std::int64_t p_in, const net::Bits& bits);
 
 // The same stage instance with its weights where `m` says instead: only the
@@ -137,10 +153,10 @@ LogicFeatures stage_logic_features(const td::StageShape& s, const Psi& psi);
 // A stream FIFO of `depth` beats of `width` words: its memory plus its logic.
 Resources fifo_resources(std::int64_t depth, std::int64_t width, const net::Bits& bits);
 
-// Pooling: p line buffers of (kh − 1) lines, and the features of its logic
-// (1, p·kh·kw, p); stream_module_resources adds the two.
-Resources pool_line_buffers(const net::Shape& in, std::int64_t kh, std::int64_t pw, std::int64_t p,
-                            const net::Bits& bits);
+// Pooling: its line buffer (a stage's ring at p words a beat, copied for
+// each of the kh·kw read ports), and the features of its logic (1, p·kh·kw,
+// p); stream_module_resources adds the two.
+Resources pool_line_buffers(const net::Shape& in, const net::PoolAttrs& pool, std::int64_t p, const net::Bits& bits);
 LogicFeatures pool_logic_features(std::int64_t kh, std::int64_t kw, std::int64_t p);
 
 }  // namespace mixtd::arch
