@@ -1,7 +1,8 @@
 // The default unroll-factor solver (private to mixtd::search; the algorithm
 // is described in docs/solver.md): bottleneck balancing for peak FPS; for
 // batch-1 latency a lazy greedy over interval and fill moves from two
-// starts; then repack / exchange / rebalance rounds.
+// starts, once to the budget and once to 0.97 of it; then repack /
+// exchange / rebalance rounds.
 #pragma once
 
 #include "Evaluator.h"

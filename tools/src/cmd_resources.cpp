@@ -49,8 +49,9 @@ Run add_resources(CLI::App& app) {
       "  mixtd resources fit docs/rtl-resources.csv\n\n"
       "fit prints, per block kind, the relative error |model - yosys| / yosys of LUT and FF with the\n"
       "committed coefficients and with the refitted ones, and the refitted table in the form of\n"
-      "models/arch/src/LogicCoefficients.cpp. Memories (line buffers, weights, FIFOs) are placed by the\n"
-      "aspect-ratio rules and are not fitted; the DSP and BRAM columns are printed for comparison.");
+      "models/arch/src/LogicCoefficients.cpp (the committed table is this fit: paste it there after a\n"
+      "new sweep or a changed memory rule). Memories (line buffers, weights, FIFOs) are placed as yosys\n"
+      "places them (Resources.h) and are not fitted; the DSP and BRAM columns are printed for comparison.");
   return [grid, table] {
     if (grid->parsed()) {
       std::cout << rtl::sweep_grid_text(rtl::resource_sweep_grid());

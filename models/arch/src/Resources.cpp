@@ -71,6 +71,14 @@ bool rom_in_logic(std::int64_t depth, std::int64_t width) {
          kBram18Cost * static_cast<double>(bram18_for(depth, width));
 }
 
+// One read port's copy of the RTL's line buffer (mixtd_line_buffer, a
+// stage's or a pool's): a ring of `capacity` pixels (line_buffer_capacity,
+// the slots the SystemC LineBuffer and the timing rules have), each
+// ⌈channels/p⌉ beats of p words.
+Memory line_buffer_ring(std::int64_t capacity, std::int64_t channels, std::int64_t p, const net::Bits& bits) {
+  return place_memory(capacity * ceil_div(channels, p), p * bits.activation);
+}
+
 // Auto's rule: URAM only if it allocates strictly fewer bits.
 MemoryKind auto_kind(std::int64_t depth, std::int64_t width, bool device_has_uram) {
   return device_has_uram && uram_for(depth, width) * 16 < bram18_for(depth, width) ? MemoryKind::Uram
@@ -164,12 +172,9 @@ std::int64_t dsps_for(std::int64_t multipliers, const net::Bits& bits) {
 }
 
 Memory stage_line_buffer(const td::StageShape& s, std::int64_t p_in, const net::Bits& bits) {
-  // The RTL's ring (mixtd_line_buffer): line_buffer_capacity pixels of
-  // C/p_in beats of p_in words; the same slots the SystemC LineBuffer and
-  // the timing rules have. One read port's copy: stage_resources adds one
-  // per read port.
-  const std::int64_t cap = line_buffer_capacity(s.kh, s.kw, s.sh, s.sw, s.ph, s.pw, s.in.h, s.in.w);
-  return place_memory(cap * ceil_div(s.in_ch, p_in), p_in * bits.activation);
+  // One read port's copy: stage_resources adds one per read port.
+  return line_buffer_ring(line_buffer_capacity(s.kh, s.kw, s.sh, s.sw, s.ph, s.pw, s.in.h, s.in.w), s.in_ch, p_in,
+                          bits);
 }
 
 StageResources stage_resources(const td::StageShape& s, const Psi& psi, const net::Bits& bits, const Memory& weights,
@@ -285,10 +290,9 @@ Resources fifo_resources(std::int64_t depth, std::int64_t width, const net::Bits
 }
 
 Resources pool_line_buffers(const net::Shape& in, const net::PoolAttrs& a, std::int64_t p, const net::Bits& bits) {
-  // The RTL's ring (as a stage's), read at all kh·kw window positions each
-  // cycle: one copy per read port.
-  const std::int64_t cap = line_buffer_capacity(a.kh, a.kw, a.sh, a.sw, a.ph, a.pw, in.h, in.w);
-  const Memory m = place_memory(cap * ceil_div(in.c, p), p * bits.activation);
+  // Read at all kh·kw window positions each cycle: one copy per read port.
+  const Memory m =
+      line_buffer_ring(line_buffer_capacity(a.kh, a.kw, a.sh, a.sw, a.ph, a.pw, in.h, in.w), in.c, p, bits);
   return m.cost.scaled(static_cast<double>(a.kh * a.kw));
 }
 
