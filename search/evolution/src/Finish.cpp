@@ -1,0 +1,318 @@
+// The end of a search (the answer verified in SystemC and trimmed to the
+// target, the Pareto set, summary.json), the checkpoint, and run_search().
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "Engine.h"
+#include "Records.h"
+#include "mixtd/support/AtomicFile.h"
+#include "mixtd/support/Error.h"
+
+namespace mixtd::search {
+
+Strategy parse_strategy(const std::string& s) {
+  if (s == "evolution") return Strategy::Evolution;
+  if (s == "random") return Strategy::Random;
+  if (s == "greedy") return Strategy::Greedy;
+  if (s == "uniform") return Strategy::Uniform;
+  throw Error("--strategy '" + s + "': legal values are evolution, random, greedy, uniform");
+}
+
+std::string to_string(Strategy s) {
+  switch (s) {
+    case Strategy::Evolution:
+      return "evolution";
+    case Strategy::Random:
+      return "random";
+    case Strategy::Greedy:
+      return "greedy";
+    case Strategy::Uniform:
+      return "uniform";
+  }
+  return "?";
+}
+
+void validate(const SearchOptions& o) {
+  auto in = [](double v, double lo, double hi) { return std::isfinite(v) && v >= lo && v <= hi; };
+  if (!o.pareto)
+    require(std::isfinite(o.target_fps) && o.target_fps > 0 && o.target_fps <= 1e9,
+            "--target-fps " + detail::number(o.target_fps) + ": must be a frame rate in (0, 1e9]");
+  else
+    require(std::isfinite(o.target_fps) && o.target_fps >= 0 && o.target_fps <= 1e9,
+            "--target-fps " + detail::number(o.target_fps) + ": must be in [0, 1e9] (0: no FPS constraint)");
+  require(std::isfinite(o.solver.budget) && o.solver.budget > 0 && o.solver.budget <= 1,
+          "--budget " + detail::number(o.solver.budget) + ": must be a fraction of the device in (0, 1]");
+  require(o.population >= 2 && o.population <= 10000,
+          "--population " + std::to_string(o.population) + ": legal 2..10000");
+  require(o.mutations >= 0 && o.mutations <= 100000 && o.crossovers >= 0 && o.crossovers <= 100000 &&
+              o.mutations + o.crossovers >= 1,
+          "--mutations/--crossovers: each 0..100000, together at least 1");
+  require(in(o.mutation_rate, 0, 1) && o.mutation_rate > 0,
+          "--mutation-rate " + detail::number(o.mutation_rate) + ": legal (0, 1]");
+  require(in(o.prior.mac_ratio, 0.01, 1), "--mac-ratio " + detail::number(o.prior.mac_ratio) + ": legal [0.01, 1]");
+  require(in(o.prior.sigma, 1e-3, 10), "--mac-sigma " + detail::number(o.prior.sigma) + ": legal [0.001, 10]");
+  require(o.max_tries >= 1 && o.max_tries <= 1000000, "--max-tries " + std::to_string(o.max_tries) + ": legal 1..1e6");
+  require(o.max_initial >= 1 && o.max_initial <= 10000000,
+          "--max-initial " + std::to_string(o.max_initial) + ": legal 1..1e7");
+  require(std::isfinite(o.layer_drop) && o.layer_drop <= 100,
+          "--layer-drop " + detail::number(o.layer_drop) + ": legal up to 100 (pp; negative: no pre-filter)");
+  require(in(o.min_accuracy, 0, 1), "--min-accuracy " + detail::number(o.min_accuracy) + ": legal [0, 1]");
+  require(o.generations >= 1 && o.generations <= 1000000,
+          "--generations " + std::to_string(o.generations) + ": legal 1..1e6");
+  require(o.patience >= 0 && o.patience <= 1000000, "--patience " + std::to_string(o.patience) + ": legal 0..1e6");
+  require(in(o.time_s, 0, 1e8), "--time " + detail::number(o.time_s) + ": legal 0..1e8 seconds");
+  require(o.max_queries >= 0, "--max-queries " + std::to_string(o.max_queries) + ": must be at least 0");
+  require(o.warmup >= 1 && o.warmup <= 1000, "--warmup " + std::to_string(o.warmup) + ": legal 1..1000");
+  require(o.verify >= 1 && o.verify <= 1000, "--verify " + std::to_string(o.verify) + ": legal 1..1000");
+  require(o.forest.trees >= 1 && o.forest.trees <= 10000,
+          "--trees " + std::to_string(o.forest.trees) + ": legal 1..10000");
+  require(in(o.sim_pregate, 0, 1), "--sim-pregate " + detail::number(o.sim_pregate) + ": legal [0, 1]");
+  require(o.pareto_cost == "memory" || o.pareto_cost == "dsp",
+          "--pareto-cost '" + o.pareto_cost + "': legal values are memory, dsp");
+  require(!o.pareto || o.strategy == Strategy::Evolution,
+          "--pareto runs NSGA-II; it does not combine with --strategy " + to_string(o.strategy));
+}
+
+SearchResult run_search(const arch::Design& base, const SpaceOptions& space, const SearchOptions& options,
+                        AccuracySource& accuracy, Simulator& simulator, const std::filesystem::path& out,
+                        const Settings& settings, bool resume, const SearchCallbacks& callbacks) {
+  detail::Engine e(base, space, options, accuracy, simulator, out, settings, resume, callbacks);
+  return e.run();
+}
+
+}  // namespace mixtd::search
+
+namespace mixtd::search::detail {
+
+using nlohmann::json;
+
+void Engine::checkpoint() {
+  files_.flush();
+  st_.file_sizes = files_.sizes();
+  State copy = st_;
+  copy.seconds = elapsed();
+  write_file_atomic(out_ / "checkpoint.json", checkpoint_json(copy, settings_, hw_->entries()));
+}
+
+void Engine::load_checkpoint() { read_checkpoint(out_ / "checkpoint.json", settings_, st_, restored_hw_); }
+
+void Engine::write_space_csv(const SearchSpace& before) {
+  std::string t = "layer,original_index,index,tau,mac_ratio,params,prefilter_top1,drop_pp,kept\n";
+  for (std::size_t i = 0; i < before.size(); ++i) {
+    const auto& c = before.layers()[i].candidates;
+    std::int64_t next = 0;
+    for (std::size_t k = 0; k < c.size(); ++k) {
+      const bool none = k + 1 == c.size();
+      const bool kept = none || st_.keep[i][k];
+      const double a = none ? st_.base_accuracy : st_.prefilter[i][k];
+      t += before.layers()[i].layer + "," + std::to_string(k) + "," + (kept ? std::to_string(next++) : "") + "," +
+           c[k].tau.str() + "," + number(c[k].mac_ratio) + "," + number(c[k].params) + "," + (a >= 0 ? number(a) : "") +
+           "," + (a >= 0 ? number(100 * (st_.base_accuracy - a)) : "") + "," + (kept ? "yes" : "no") + "\n";
+    }
+  }
+  write_file_atomic(out_ / "space.csv", t);
+}
+
+void Engine::write_infeasible() {
+  const auto dir = out_ / "infeasible";
+  std::filesystem::create_directories(dir);
+  std::string t = "rank,genome,violation,fps_analytical,utilisation,tau\n";
+  int n = 0;
+  for (const auto& [v, key] : least_violating_) {
+    const Genome g = space_.parse_key(key);
+    const HardwareEval& e = hw_->evaluate(g, o_.pareto ? 0 : o_.target_fps);
+    arch::Design d = e.fits ? hw_->design(g) : space_.design(g);
+    d.name = "least-violating-" + std::to_string(++n);
+    arch::save_design(d, dir / (std::to_string(n) + ".yaml"));
+    t += std::to_string(n) + "," + key + "," + number(v) + "," + number(e.fps_analytical) + "," +
+         number(e.utilisation) + ",\"" + space_.describe(g) + "\"\n";
+  }
+  write_file_atomic(dir / "designs.csv", t);
+}
+
+namespace {
+
+json member_summary(const SearchSpace& space, const Member& m, const HardwareEval& e) {
+  return json{{"genome", SearchSpace::key(m.genome)},
+              {"tau", space.describe(m.genome)},
+              {"accuracy_search_batch", m.accuracy},
+              {"fps_oracle", m.fps},
+              {"fps_analytical", e.fps_analytical},
+              {"fps_systemc", m.fps_sim},
+              {"macs", e.macs},
+              {"params", e.params},
+              {"weight_mbit", e.weight_bits / 1e6},
+              {"dsp", e.dsp},
+              {"bram18", e.bram18},
+              {"uram", e.uram},
+              {"lut", e.lut},
+              {"ff", e.ff}};
+}
+
+}  // namespace
+
+void Engine::finish(SearchResult& r) {
+  r.stop_reason = st_.stop_reason;
+  r.generations = st_.generation + 1;
+  r.prefilter_queries = st_.prefilter_queries;
+  r.evaluated = st_.evaluated;
+  r.log10_space_before = log10_before_;
+  r.log10_space_after = space_.log10_size();
+  r.history = st_.history;
+  r.population = st_.population;
+  const double target = o_.target_fps;
+  json summary;
+  summary["strategy"] = to_string(o_.strategy);
+  summary["pareto"] = o_.pareto;
+  summary["oracle"] = to_string(o_.oracle);
+  summary["target_fps"] = target;
+  summary["stop_reason"] = st_.stop_reason;
+  summary["generations"] = r.generations;
+  summary["design_space_log10"] = {{"before_prefilter", r.log10_space_before}, {"after", r.log10_space_after}};
+  summary["base_accuracy_search_batch0"] = st_.base_accuracy;
+
+  if (o_.pareto) {
+    const auto pts = objectives(st_.population);
+    const auto fronts = non_dominated_sort(pts);
+    std::vector<Member> front;
+    if (!fronts.empty())
+      for (std::size_t i : fronts[0])
+        if (pts[i].violation == 0) front.push_back(st_.population[i]);
+    if (o_.final_verify && o_.oracle != ThroughputOracle::SystemC) {
+      std::vector<Genome> gs;
+      for (const auto& m : front) gs.push_back(m.genome);
+      simulate(gs);
+      std::vector<Member> kept;
+      for (auto m : front) {
+        const SimLabel& l = st_.labels.at(SearchSpace::key(m.genome));
+        if (l.ok) m.fps_sim = l.fps_batch1;
+        if (l.ok && (target <= 0 || l.fps_batch1 >= target))
+          kept.push_back(m);
+        else
+          warn("Pareto design " + SearchSpace::key(m.genome) + " misses the target in SystemC (" +
+               fixed_str(m.fps_sim, 1) + " FPS); left out");
+      }
+      front = kept;
+    }
+    std::sort(front.begin(), front.end(),
+              [](const Member& a, const Member& b) { return a.fps != b.fps ? a.fps < b.fps : a.genome < b.genome; });
+    std::filesystem::create_directories(out_ / "pareto");
+    json set = json::array();
+    int n = 0;
+    for (const auto& m : front) {
+      arch::Design d = hw_->design(m.genome);
+      d.name = "pareto-" + std::to_string(++n);
+      char name[16];
+      std::snprintf(name, sizeof name, "%02d.yaml", n);
+      arch::save_design(d, out_ / "pareto" / name);
+      r.pareto.push_back(m);
+      r.pareto_designs.push_back(d);
+      json j = member_summary(space_, m, hw_->evaluate(m.genome, 0));
+      j["file"] = std::string("pareto/") + name;
+      set.push_back(j);
+    }
+    summary["pareto"] = set;
+    r.found = !front.empty();
+    if (r.found) {
+      r.best = *std::max_element(front.begin(), front.end(),
+                                 [](const Member& a, const Member& b) { return a.accuracy < b.accuracy; });
+      r.best_design = hw_->design(r.best.genome);
+    }
+  } else {
+    std::vector<Member> ranked = st_.population;
+    rank(ranked);
+    const Member* best = nullptr;
+    if (!o_.final_verify) {
+      if (!ranked.empty()) best = &ranked.front();
+    } else {
+      // SystemC-verify in rank order, `verify` at a time, until one passes.
+      const std::size_t step = static_cast<std::size_t>(std::max<std::int64_t>(1, o_.verify));
+      for (std::size_t i = 0; i < ranked.size() && !best; i += step) {
+        std::vector<Genome> gs;
+        for (std::size_t k = i; k < std::min(ranked.size(), i + step); ++k) gs.push_back(ranked[k].genome);
+        simulate(gs);
+        for (std::size_t k = i; k < std::min(ranked.size(), i + step) && !best; ++k) {
+          const SimLabel& l = st_.labels.at(SearchSpace::key(ranked[k].genome));
+          ranked[k].fps_sim = l.ok ? l.fps_batch1 : 0;
+          if (l.ok && l.fps_batch1 >= target) best = &ranked[k];
+        }
+      }
+      if (!best) warn("no design of the final population reaches the target in SystemC");
+    }
+    r.population = ranked;
+    if (best) {
+      r.found = true;
+      r.best = *best;
+      const HardwareEval& e = hw_->evaluate(best->genome, target);
+      arch::Design d = hw_->design(best->genome);
+      r.best_fps_analytical = e.fps_analytical;
+      r.best_fps_sim = best->fps_sim;
+      double used_budget = d.budget;
+      if (o_.final_verify && best->fps_sim > 0) {
+        // Trim: the smallest budget whose design still meets the target in
+        // SystemC, so the answer spends no resources on FPS nobody asked for.
+        double goal = target * e.fps_analytical / best->fps_sim * 1.002;
+        for (int attempt = 0; attempt < 5; ++attempt, goal *= 1.01) {
+          double lo = 0, hi = o_.solver.budget;
+          std::optional<SolveResult> cand;
+          for (int it = 0; it < 12; ++it) {
+            const double mid = 0.5 * (lo + hi);
+            SolverOptions so = o_.solver;
+            so.budget = mid;
+            try {
+              SolveResult res = solve(space_.design(best->genome), so);
+              if (res.report.fps_batch1() >= goal) {
+                hi = mid;
+                cand = std::move(res);
+                continue;
+              }
+            } catch (const Error&) {
+            }
+            lo = mid;
+          }
+          if (!cand) break;
+          const auto l = sim_.simulate({cand->design});
+          if (l.size() == 1 && l[0].ok && l[0].fps_batch1 >= target) {
+            d = cand->design;
+            used_budget = hi;
+            r.best_fps_analytical = cand->report.fps_batch1();
+            r.best_fps_sim = l[0].fps_batch1;
+            r.best_utilisation = cand->report.total.max_utilisation(cand->report.available);
+            break;
+          }
+        }
+      }
+      d.name = "best";
+      r.best_design = d;
+      const arch::Report rep = arch::analyse(d);
+      if (r.best_utilisation == 0) r.best_utilisation = rep.total.max_utilisation(rep.available);
+      arch::save_design(d, out_ / "best.yaml");
+      json b = member_summary(space_, r.best, e);
+      b["file"] = "best.yaml";
+      b["budget"] = used_budget;
+      b["fps_analytical"] = r.best_fps_analytical;
+      b["fps_systemc"] = r.best_fps_sim;
+      b["dsp"] = rep.total.dsp;
+      b["bram18"] = rep.total.bram18;
+      b["uram"] = rep.total.uram;
+      b["lut"] = rep.total.lut;
+      b["ff"] = rep.total.ff;
+      b["utilisation"] = r.best_utilisation;
+      summary["best"] = b;
+    }
+  }
+  r.queries = st_.queries;
+  summary["queries"] = st_.queries;
+  summary["prefilter_queries"] = st_.prefilter_queries;
+  summary["evaluated"] = st_.evaluated;
+  summary["labels"] = st_.labels.size();
+  summary["warnings"] = warnings_;
+  r.warnings = warnings_;
+  files_.flush();
+  write_file_atomic(out_ / "summary.json", summary.dump(2) + "\n");
+  r.seconds = elapsed();
+}
+
+}  // namespace mixtd::search::detail
