@@ -10,6 +10,7 @@
 #include "mixtd/net/Onnx.h"
 #include "mixtd/net/Zoo.h"
 #include "mixtd/nn/Data.h"
+#include "mixtd/nn/Fidelity.h"
 #include "mixtd/nn/Model.h"
 #include "mixtd/numerics/Golden.h"
 #include "mixtd/numerics/Reference.h"
@@ -100,7 +101,8 @@ TEST(Idx, WrongMagicAndMissingFileAreClearErrors) {
 }
 
 TEST(Fmnist, FixedSeededSplit) {
-  if (!fs::exists(fs::path(nn::kFmnistDir) / "t10k-labels-idx1-ubyte.gz")) GTEST_SKIP() << "dataset-fashion-mnist not installed";
+  if (!fs::exists(fs::path(nn::kFmnistDir) / "t10k-labels-idx1-ubyte.gz"))
+    GTEST_SKIP() << "dataset-fashion-mnist not installed";
   const auto s = nn::load_fmnist(nn::kFmnistDir, 5000, 0);
   EXPECT_EQ(s.train.size(), 55000);
   EXPECT_EQ(s.search.size(), 5000);
@@ -164,9 +166,13 @@ TEST(Decomposed, EqualsReferenceExecutor) {
 TEST(Decomposed, BadTauIsAClearError) {
   net::Network n = net::build_zoo("tiny", true);
   nn::DecompositionCache cache(n);
-  EXPECT_NE(error_of([&] { cache.decompose({{"nope", {td::TdType::SvdFilter, 1, 1, 2}}}); }).find("'nope'"),
+  EXPECT_NE(error_of([&] {
+              cache.decompose({{"nope", {td::TdType::SvdFilter, 1, 1, 2}}});
+            }).find("'nope'"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { cache.decompose({{"conv2", {td::TdType::SvdFilter, 3, 1, 2}}}); }).find("conv2"),
+  EXPECT_NE(error_of([&] {
+              cache.decompose({{"conv2", {td::TdType::SvdFilter, 3, 1, 2}}});
+            }).find("conv2"),
             std::string::npos);
 }
 
@@ -260,6 +266,36 @@ TEST(Oracle, QueryIsATop1Fraction) {
   EXPECT_GE(a, 0.0);
   EXPECT_LE(a, 1.0);
   EXPECT_NE(error_of([&] { o.query({}, 2); }).find("batch index 2"), std::string::npos);
+}
+
+// The fidelity proxy: 1 for τ that changes nothing, lower the more the
+// logits move, the same answer for the same (τ, batch), and reproducible.
+TEST(Fidelity, ScoresTheLogitErrorOnSeededInputs) {
+  net::Network n = net::build_zoo("tiny", true);
+  nn::FidelityOracle o(n, {8, 3, false, 4});
+  const nn::FidelityMeasure same = o.measure({}, 0);
+  EXPECT_NEAR(same.score, 1.0, 1e-9);
+  EXPECT_NEAR(same.relative_error, 0.0, 1e-6);
+  EXPECT_DOUBLE_EQ(same.top1_agreement, 1.0);
+  // conv2 is 8 -> 8 channels, 3x3 (full rank 8): rank 1 loses more than rank 4.
+  const nn::FidelityMeasure r1 = o.measure({{"conv2", {td::TdType::SvdFilter, 1, 1, 1}}}, 0);
+  const nn::FidelityMeasure r4 = o.measure({{"conv2", {td::TdType::SvdFilter, 1, 1, 4}}}, 0);
+  EXPECT_LT(r1.score, r4.score);
+  EXPECT_LT(r4.score, 1.0);
+  EXPECT_GT(r1.relative_error, r4.relative_error);
+  EXPECT_NEAR(r1.score, 1.0 / (1.0 + r1.relative_error * r1.relative_error), 1e-12);
+  EXPECT_EQ(o.measure({{"conv2", {td::TdType::SvdFilter, 1, 1, 1}}}, 0).score, r1.score);
+  // Another batch is other inputs; another oracle with the seed is the same.
+  EXPECT_NE(o.inputs(1, 8).data, o.inputs(0, 8).data);
+  nn::FidelityOracle again(n, {8, 3, false, 4});
+  EXPECT_EQ(again.query({{"conv2", {td::TdType::SvdFilter, 1, 1, 1}}}, 0), r1.score);
+  // Quantised: below 1 even undecomposed (BFP8 rounding), still ordered.
+  nn::FidelityOracle q(n, {8, 3, true, 4});
+  const double q0 = q.query({}, 0);
+  EXPECT_LT(q0, 1.0);
+  EXPECT_GT(q0, q.query({{"conv2", {td::TdType::SvdFilter, 1, 1, 1}}}, 0));
+  EXPECT_NE(error_of([&] { o.query({}, -1); }).find("batch index -1"), std::string::npos);
+  EXPECT_NE(error_of([&] { nn::FidelityOracle(n, {0, 0, false, 4}); }).find("fidelity batch 0"), std::string::npos);
 }
 
 }  // namespace

@@ -248,3 +248,54 @@ TEST(Cli, PredictorMeetsTheAccuracyGoalOnHeldOutDesigns) {
   EXPECT_EQ(bad.code, 1);
   EXPECT_NE(bad.out.find("fps"), std::string::npos) << bad.out;
 }
+
+// mixtd search: every bad input is one clear line and a non-zero exit, before
+// any work is done (issue 19, "Bad input").
+TEST(Cli, SearchRefusesBadInputWithOneClearLine) {
+  const std::string net = "resnet18-fmnist:width=0.25 --weights " + std::string(MIXTD_SOURCE_DIR) +
+                          "/configs/networks/resnet18-fmnist-w0.25.onnx --device zc706";
+  const fs::path out = scratch("search-bad");
+  auto expect = [&](const std::string& args, const std::string& what) {
+    const Result r = run("search " + args + " -o " + out.string());
+    EXPECT_EQ(r.code, 1) << args << "\n" << r.out;
+    EXPECT_THAT(r.out, HasSubstr("mixtd: error: ")) << args;
+    EXPECT_THAT(r.out, HasSubstr(what)) << args;
+    EXPECT_EQ(count_lines(r.out), 1) << args << "\n" << r.out;
+  };
+  expect(net + " --target-fps 0", "--target-fps 0: must be a frame rate in (0, 1e9]");
+  expect(net + " --target-fps -3", "--target-fps -3");
+  expect(net + " --target-fps 3000 --budget 1.5", "--budget 1.5: must be a fraction of the device in (0, 1]");
+  expect(net + " --target-fps 3000 --budget 0", "--budget 0");
+  expect(net + " --target-fps 3000 --oracle magic",
+         "--oracle 'magic': legal values are macs, analytical, forest, systemc");
+  expect(net + " --target-fps 3000 --types tucker", "--types 'tucker': legal values are mixed, svd, cpd");
+  expect(net + " --target-fps 3000 --dataset imagenet", "--dataset 'imagenet'");
+  expect(net + " --target-fps 3000 --data-dir /nonexistent", "/nonexistent");
+  // Weights that do not fit NET: the shipped w0.25 weights for a w0.5 network.
+  expect("resnet18-fmnist:width=0.5 --weights " + std::string(MIXTD_SOURCE_DIR) +
+             "/configs/networks/resnet18-fmnist-w0.25.onnx --device zc706 --target-fps 3000",
+         "resnet18-fmnist-w0.25.onnx");
+  // An ImageNet-size network has no Fashion-MNIST accuracy.
+  expect("resnet18 --device u250 --target-fps 1000", "--accuracy fidelity");
+  EXPECT_FALSE(fs::exists(out / "checkpoint.json"));
+}
+
+// --resume on a folder made with other settings names the differing one.
+TEST(Cli, SearchResumeWithOtherSettingsNamesTheSetting) {
+  const std::string net = "resnet18-fmnist:width=0.25 --weights " + std::string(MIXTD_SOURCE_DIR) +
+                          "/configs/networks/resnet18-fmnist-w0.25.onnx --device zc706 --batch 32 --oracle analytical "
+                          "--generations 1 --population 2 --mutations 1 --crossovers 1 --layer-drop -1 --groups none "
+                          "--no-final-verify --finetune-epochs 0";
+  const fs::path out = scratch("search-resume");
+  fs::remove_all(out);
+  const Result first = run("search " + net + " --target-fps 3500 -o " + out.string());
+  ASSERT_EQ(first.code, 0) << first.out;
+  EXPECT_TRUE(fs::exists(out / "checkpoint.json"));
+  const Result again = run("search " + net + " --target-fps 3500 -o " + out.string());
+  EXPECT_EQ(again.code, 1);
+  EXPECT_THAT(again.out, HasSubstr("--resume"));
+  const Result other = run("search " + net + " --target-fps 3600 --resume -o " + out.string());
+  EXPECT_EQ(other.code, 1) << other.out;
+  EXPECT_THAT(other.out, HasSubstr("this search was started with --target-fps 3500, not 3600"));
+  EXPECT_EQ(count_lines(other.out), 1) << other.out;
+}

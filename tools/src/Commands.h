@@ -25,5 +25,6 @@ Run add_predictor(CLI::App& app);
 Run add_gen_rtl(CLI::App& app);
 Run add_cosim(CLI::App& app);
 Run add_resources(CLI::App& app);
+Run add_search(CLI::App& app);
 
 }  // namespace mixtd::cli

@@ -25,7 +25,8 @@ Run add_train(CLI::App& app) {
     bool resume = false, no_bn = false, no_flip = false;
   };
   auto a = std::make_shared<Args>();
-  cmd->add_option("NET", a->spec, "zoo spec, .yaml or .onnx (its weights are the start point with --no-bn)")->required();
+  cmd->add_option("NET", a->spec, "zoo spec, .yaml or .onnx (its weights are the start point with --no-bn)")
+      ->required();
   cmd->add_option("--dataset", a->dataset, "fmnist (the only one so far)")->capture_default_str();
   cmd->add_option("--data-dir", a->data_dir, "folder of the gzipped IDX files")->capture_default_str();
   cmd->add_option("-o,--output", a->out, "trained network (.onnx)")->required();
@@ -41,7 +42,8 @@ Run add_train(CLI::App& app) {
   cmd->add_option("--search-size", a->search, "train images held out as the search set")->capture_default_str();
   cmd->add_option("--checkpoint", a->checkpoint, "checkpoint written after every epoch (default: OUTPUT.ckpt)");
   cmd->add_flag("--resume", a->resume, "continue from the checkpoint");
-  cmd->add_flag("--no-bn", a->no_bn, "train without BatchNorm (default: a BatchNorm after every conv, folded on export)");
+  cmd->add_flag("--no-bn", a->no_bn,
+                "train without BatchNorm (default: a BatchNorm after every conv, folded on export)");
   cmd->add_flag("--no-flip", a->no_flip, "no random horizontal flips");
   cmd->footer(
       "The split: 60k train images shuffled with the seed; the first --search-size are the search\n"

@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
   reg(mixtd::cli::add_resources);
   reg(mixtd::cli::add_dataset);
   reg(mixtd::cli::add_predictor);
+  reg(mixtd::cli::add_search);
 
   try {
     app.parse(argc, argv);

@@ -204,7 +204,7 @@ void Engine::finish(SearchResult& r) {
     for (const auto& m : front) {
       arch::Design d = hw_->design(m.genome);
       d.name = "pareto-" + std::to_string(++n);
-      char name[16];
+      char name[32];
       std::snprintf(name, sizeof name, "%02d.yaml", n);
       arch::save_design(d, out_ / "pareto" / name);
       r.pareto.push_back(m);

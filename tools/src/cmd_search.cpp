@@ -1,0 +1,500 @@
+// mixtd search — the evolutionary search for τ (paper §V): the most accurate
+// decomposed design whose batch-1 FPS meets a target within a resource
+// budget, with the random forest (or the analytical model, MACs, SystemC) as
+// the throughput oracle; NSGA-II with --pareto; baselines with --strategy.
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "Commands.h"
+#include "PlotSvg.h"
+#include "QueryCache.h"
+#include "ScatterSvg.h"
+#include "Table.h"
+#include "mixtd/arch/Design.h"
+#include "mixtd/net/Load.h"
+#include "mixtd/net/Onnx.h"
+#include "mixtd/nn/Data.h"
+#include "mixtd/nn/Fidelity.h"
+#include "mixtd/nn/Model.h"
+#include "mixtd/search/Search.h"
+#include "mixtd/sim/Simulate.h"
+#include "mixtd/support/AtomicFile.h"
+#include "mixtd/support/Error.h"
+#include "mixtd/support/Rng.h"
+
+namespace mixtd::cli {
+
+void load_for_accuracy(const std::string& spec, const std::string& weights, net::Network& net, nn::Taus& taus);
+
+namespace {
+
+// The accuracy oracle behind the search's interface.
+class TopOneSource : public search::AccuracySource {
+ public:
+  TopOneSource(net::Network net, nn::Dataset search, nn::OracleOptions o)
+      : oracle_(std::move(net), std::move(search), o) {}
+  double query(const search::Taus& taus, std::int64_t batch) override { return oracle_.query(taus, batch); }
+  std::int64_t batches() const override { return oracle_.search().size() / oracle_.options().batch; }
+  nn::AccuracyOracle& oracle() { return oracle_; }
+
+ private:
+  nn::AccuracyOracle oracle_;
+};
+
+class FidelitySource : public search::AccuracySource {
+ public:
+  FidelitySource(net::Network net, nn::FidelityOptions o) : oracle_(std::move(net), o) {}
+  double query(const search::Taus& taus, std::int64_t batch) override { return oracle_.query(taus, batch); }
+  std::int64_t batches() const override { return nn::FidelityOracle::kBatches; }
+
+ private:
+  nn::FidelityOracle oracle_;
+};
+
+// SystemC in the worker pool: one child process per design.
+class PoolSimulator : public search::Simulator {
+ public:
+  PoolSimulator(int jobs, double timeout_s) : jobs_(jobs), timeout_s_(timeout_s) {}
+  std::vector<search::SimLabel> simulate(const std::vector<arch::Design>& designs) override {
+    sim::SimOptions so;
+    so.frames = 3;
+    const auto rs = sim::simulate_many(designs, so, jobs_, timeout_s_);
+    std::vector<search::SimLabel> out;
+    for (const auto& r : rs) {
+      search::SimLabel l;
+      l.ok = r.completed && r.interval > 0 && !r.latency.empty();
+      l.error = r.completed ? (r.interval > 0 ? "" : "no interval") : r.error;
+      if (l.ok) {
+        l.interval = static_cast<double>(r.interval);
+        l.latency = static_cast<double>(r.latency.front());
+        l.fps_batch1 = r.fps_batch1();
+        l.fps_peak = r.fps_peak();
+      }
+      out.push_back(l);
+    }
+    return out;
+  }
+
+ private:
+  int jobs_;
+  double timeout_s_;
+};
+
+std::string duration(double s) {
+  if (s < 120) return fixed(s, 0) + " s";
+  if (s < 7200) return fixed(s / 60, 1) + " min";
+  return fixed(s / 3600, 1) + " h";
+}
+
+std::vector<std::string> split_csv(const std::string& line) {
+  std::vector<std::string> f;
+  std::string cur;
+  for (char c : line) {
+    if (c == ',') {
+      f.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  f.push_back(cur);
+  return f;
+}
+
+double to_num(const std::string& s) { return s.empty() ? NAN : std::strtod(s.c_str(), nullptr); }
+
+// The plots a person looks at after a search (docs/search.md).
+void write_plots(const std::filesystem::path& out, const search::SearchResult& r, double target) {
+  // Convergence: best (verified) accuracy per generation and against wall time.
+  PlotSeries gen{"best verified", "#1f77b4", {}, {}, true}, mean{"population mean", "#aaaaaa", {}, {}, true};
+  PlotSeries wall{"best verified", "#1f77b4", {}, {}, true};
+  for (const auto& h : r.history) {
+    if (h.best_verified_accuracy < 0) continue;
+    gen.x.push_back(static_cast<double>(h.generation));
+    gen.y.push_back(100 * h.best_verified_accuracy);
+    mean.x.push_back(static_cast<double>(h.generation));
+    mean.y.push_back(100 * h.mean_accuracy);
+    wall.x.push_back(h.seconds / 60);
+    wall.y.push_back(100 * h.best_verified_accuracy);
+  }
+  write_file_atomic(out / "convergence.svg", plot_svg("Search convergence (top-1 on each generation's search batch)",
+                                                      "generation", "top-1 (%)", {gen, mean}));
+  write_file_atomic(out / "convergence-time.svg",
+                    plot_svg("Search convergence against wall time", "minutes", "top-1 (%)", {wall}));
+  // Every evaluated candidate: accuracy against the oracle's FPS, with the
+  // front of the valid ones and the target.
+  std::ifstream in(out / "candidates.csv");
+  std::string line;
+  std::getline(in, line);
+  PlotSeries valid{"valid", "#2ca02c", {}, {}}, rejected{"rejected (FPS, floor)", "#d62728", {}, {}};
+  PlotSeries pred{"verified designs", "#1f77b4", {}, {}};
+  std::vector<std::pair<double, double>> pts;
+  while (std::getline(in, line)) {
+    const auto f = split_csv(line);
+    if (f.size() < 20) continue;
+    const double fps = to_num(f[10]), acc = to_num(f[18]), sim = to_num(f[11]);
+    const std::string& status = f[19];
+    if (f[2] == "verify") {
+      if (std::isfinite(fps) && std::isfinite(sim)) pred.x.push_back(sim), pred.y.push_back(fps);
+      continue;
+    }
+    if (!std::isfinite(acc) || !std::isfinite(fps)) continue;
+    if (status == "valid") {
+      valid.x.push_back(fps);
+      valid.y.push_back(100 * acc);
+      pts.emplace_back(fps, 100 * acc);
+    } else {
+      rejected.x.push_back(fps);
+      rejected.y.push_back(100 * acc);
+    }
+  }
+  std::sort(pts.begin(), pts.end(),
+            [](auto a, auto b) { return a.first != b.first ? a.first > b.first : a.second > b.second; });
+  PlotSeries front{"front (valid)", "#000000", {}, {}, true};
+  double best = -1;
+  for (const auto& [x, y] : pts)
+    if (y > best) {
+      front.x.push_back(x);
+      front.y.push_back(y);
+      best = y;
+    }
+  std::vector<PlotLine> lines;
+  if (target > 0) lines.push_back({"target FPS", "#ff7f0e", target, true});
+  write_file_atomic(out / "accuracy-fps.svg",
+                    plot_svg("Every evaluated candidate: search-batch top-1 against FPS",
+                             "batch-1 FPS (throughput oracle)", "top-1 (%)", {rejected, valid, front}, lines));
+  if (pred.x.size() >= 2)
+    write_file_atomic(out / "forest.svg",
+                      scatter_svg("Forest-predicted against SystemC batch-1 FPS", "SystemC FPS", "forest-predicted FPS",
+                                  {{"verified designs", "#1f77b4", pred.x, pred.y}}));
+}
+
+void show_progress(const search::GenerationStats& s, std::int64_t max_gen, double t_start, std::int64_t evals_start,
+                   bool tty) {
+  const double t = s.seconds - t_start;
+  static std::int64_t evals = 0;
+  evals += s.tried;
+  const double rate = t > 0 ? static_cast<double>(evals - evals_start) / t : 0;
+  const double per_gen = s.generation > 0 ? s.seconds / static_cast<double>(s.generation + 1) : 0;
+  const double eta = per_gen * static_cast<double>(std::max<std::int64_t>(0, max_gen - s.generation - 1));
+  std::string l = "gen " + std::to_string(s.generation) + "/" + std::to_string(max_gen) + "  best " +
+                  (s.best_accuracy >= 0 ? fixed(100 * s.best_accuracy, 2) + "% @ " + fixed(s.best_fps, 0) + " FPS"
+                                        : std::string("-"));
+  if (s.best_verified_accuracy >= 0) l += " (verified " + fixed(100 * s.best_verified_accuracy, 2) + "%)";
+  l += "  valid " + std::to_string(s.valid) + "/" + std::to_string(s.tried) + "  " + fixed(rate, 1) + " eval/s";
+  if (s.hypervolume >= 0) l += "  HV " + fixed(s.hypervolume, 4);
+  if (s.forest_mape >= 0) l += "  forest " + fixed(100 * s.forest_mape, 1) + "% err";
+  l += "  ETA ≤ " + duration(eta);
+  std::fprintf(stderr, tty ? "\r%s\x1b[K" : "%s\n", l.c_str());
+  std::fflush(stderr);
+}
+
+std::string file_digest(const std::string& path) {
+  if (path.empty()) return "(none)";
+  const std::string bytes = read_file(path);
+  char b[32];
+  std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(hash_string(bytes)));
+  return b;
+}
+
+}  // namespace
+
+Run add_search(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "search",
+      "Evolutionary search for the most accurate τ that meets an FPS target (paper §V); NSGA-II with --pareto");
+  struct Args {
+    std::string net, weights, query_cache, dataset = "fmnist", device, out, accuracy = "top1", oracle = "forest",
+                                           types = "mixed", groups = "paper", strategy = "evolution",
+                                           data_dir = nn::kFmnistDir;
+    search::SearchOptions o;
+    std::int64_t batch = 0, calib = 16, finetune_epochs = 1, finetune_images = 10000;
+    double finetune_lr = 5e-4;
+    int jobs = 0, threads = 1;
+    double sim_timeout = 600;
+    bool resume = false, no_final_verify = false, bench = false;
+  };
+  auto a = std::make_shared<Args>();
+  cmd->add_option("NET", a->net, "a zoo name (`mixtd zoo`), a .yaml description or an .onnx model")->required();
+  cmd->add_option("--weights", a->weights, "trained weights (.onnx) for NET (default: NET's own / seeded zoo weights)");
+  cmd->add_option("--device", a->device, "device (configs/devices: u250, zcu102, zc706, or a .yaml)")->required();
+  cmd->add_option("--target-fps", a->o.target_fps, "batch-1 FPS the design must reach (--pareto: optional)");
+  cmd->add_option("-o,--output", a->out, "output folder (created; with --resume, continued)")->required();
+  cmd->add_option("--budget", a->o.solver.budget, "fraction of the device the solver may use")->capture_default_str();
+  cmd->add_option("--oracle", a->oracle, "throughput oracle: macs | analytical | forest | systemc")
+      ->capture_default_str();
+  cmd->add_option("--strategy", a->strategy, "evolution | random | greedy | uniform")->capture_default_str();
+  cmd->add_flag("--pareto", a->o.pareto, "NSGA-II: the feasible Pareto set of accuracy, FPS and weight memory");
+  cmd->add_option("--pareto-cost", a->o.pareto_cost, "the third objective with --pareto: memory | dsp")
+      ->capture_default_str();
+  cmd->add_option("--types", a->types, "decomposition types: mixed | svd | cpd")->capture_default_str();
+  cmd->add_option("--groups", a->groups, "channel groupings offered: paper | none | all")->capture_default_str();
+  cmd->add_option("--accuracy", a->accuracy,
+                  "top1 (on --dataset) | fidelity (agreement with the float network on seeded inputs: a proxy "
+                  "for networks without data)")
+      ->capture_default_str();
+  cmd->add_option("--dataset", a->dataset, "data set for --accuracy top1: fmnist")->capture_default_str();
+  cmd->add_option("--data-dir", a->data_dir, "folder of Fashion-MNIST's gzipped IDX files")->capture_default_str();
+  cmd->add_option("--batch", a->batch, "images per accuracy query (default: 128 for top1, 16 for fidelity)");
+  cmd->add_option("--calib", a->calib, "images calibrating the BFP8 exponents")->capture_default_str();
+  cmd->add_option("--population", a->o.population, "|P|")->capture_default_str();
+  cmd->add_option("--mutations", a->o.mutations, "mutation children per generation")->capture_default_str();
+  cmd->add_option("--crossovers", a->o.crossovers, "crossover children per generation")->capture_default_str();
+  cmd->add_option("--mutation-rate", a->o.mutation_rate, "probability a layer is resampled")->capture_default_str();
+  cmd->add_option("--mac-ratio", a->o.prior.mac_ratio, "mean per-layer MAC ratio of the sampling prior")
+      ->capture_default_str();
+  cmd->add_option("--mac-sigma", a->o.prior.sigma, "its standard deviation")->capture_default_str();
+  cmd->add_option("--layer-drop", a->o.layer_drop,
+                  "pre-filter: drop candidates losing more top-1 (pp) alone; negative: no pre-filter")
+      ->capture_default_str();
+  cmd->add_option("--min-accuracy", a->o.min_accuracy, "accuracy floor (fraction)")->capture_default_str();
+  cmd->add_option("--generations", a->o.generations, "at most this many generations")->capture_default_str();
+  cmd->add_option("--patience", a->o.patience, "stop after this many generations without a 0.1 pp gain (0: never)")
+      ->capture_default_str();
+  cmd->add_option("--time", a->o.time_s, "stop after this many seconds (0: no limit; not reproducible)")
+      ->capture_default_str();
+  cmd->add_option("--max-queries", a->o.max_queries, "stop after this many accuracy queries (0: no limit)")
+      ->capture_default_str();
+  cmd->add_option("--max-tries", a->o.max_tries, "draws per child before its slot stays empty")->capture_default_str();
+  cmd->add_option("--max-initial", a->o.max_initial, "draws for the first population before giving up")
+      ->capture_default_str();
+  cmd->add_option("--warmup", a->o.warmup, "forest: generations whose feasible children are all SystemC-labelled")
+      ->capture_default_str();
+  cmd->add_option("--verify", a->o.verify, "forest: SystemC-verify the top this many each generation")
+      ->capture_default_str();
+  cmd->add_option("--trees", a->o.forest.trees, "forest: trees")->capture_default_str();
+  cmd->add_flag("--no-final-verify", a->no_final_verify, "skip the final SystemC check and budget trim");
+  cmd->add_option("--finetune-epochs", a->finetune_epochs, "fine-tune the answer this many epochs (0: skip)")
+      ->capture_default_str();
+  cmd->add_option("--finetune-images", a->finetune_images, "training images per fine-tune epoch (0: all)")
+      ->capture_default_str();
+  cmd->add_option("--finetune-lr", a->finetune_lr, "fine-tune learning rate (Adam, cosine)")->capture_default_str();
+  cmd->add_option("--jobs,-j", a->jobs, "SystemC simulations at once (0 = one per core); results do not depend on it")
+      ->capture_default_str();
+  cmd->add_option("--threads", a->threads, "LibTorch threads for accuracy queries")->capture_default_str();
+  cmd->add_option("--sim-timeout", a->sim_timeout, "seconds per simulation")->capture_default_str();
+  cmd->add_option("--seed", a->o.seed, "every random choice derives from it")->capture_default_str();
+  cmd->add_option("--query-cache", a->query_cache,
+                  "file of accuracy queries shared by searches on the same network and data (appended; "
+                  "outputs unchanged, only faster)");
+  cmd->add_flag("--resume", a->resume, "continue the search in -o from its last checkpoint");
+  cmd->add_flag("--bench", a->bench, "print candidates per hour and the time per gate at the end");
+  cmd->footer(
+      "Algorithm (paper §V, docs/search.md): each layer's candidates are first tried alone and those\n"
+      "losing more than --layer-drop pp are dropped; 25 designs are drawn from a Gaussian prior on\n"
+      "each layer's MAC ratio; every generation adds 50 mutation and 50 crossover children, each\n"
+      "checked cheapest gate first (MACs bound, solver within --budget, throughput oracle >= target,\n"
+      "accuracy floor), re-scores everyone on a fresh search batch and keeps the best 25. With\n"
+      "--oracle forest the first --warmup generations are labelled in SystemC, the forest is fitted\n"
+      "on those labels, and each generation the top --verify are checked in SystemC and added to the\n"
+      "labels. The answer is verified in SystemC, its budget trimmed to just meet the target, and\n"
+      "fine-tuned. A checkpoint is written every generation; --resume continues to identical outputs.\n\n"
+      "Outputs in -o: best.yaml, pareto/*.yaml, summary.json, final.json, candidates.csv,\n"
+      "generations.csv, labels.csv (`mixtd predictor train` reads it), space.csv, timing.csv,\n"
+      "convergence.svg, accuracy-fps.svg, forest.svg.\n\n"
+      "Examples:\n"
+      "  mixtd search resnet18-fmnist:width=0.25 --weights configs/networks/resnet18-fmnist-w0.25.onnx \\\n"
+      "      --device zc706 --target-fps 4000 --generations 5 -o s1\n"
+      "  mixtd search resnet18-fmnist:width=0.25 --weights configs/networks/resnet18-fmnist-w0.25.onnx \\\n"
+      "      --device zc706 --target-fps 4000 --strategy greedy --oracle analytical -o s2\n"
+      "  mixtd search resnet18 --device u250 --accuracy fidelity --pareto --oracle analytical \\\n"
+      "      --generations 10 -o r18-pareto");
+  return [a] {
+    search::SearchOptions o = a->o;
+    o.oracle = search::parse_oracle(a->oracle);
+    o.strategy = search::parse_strategy(a->strategy);
+    o.final_verify = !a->no_final_verify;
+    search::SpaceOptions space;
+    space.types = search::parse_type_set(a->types);
+    space.candidates.groups = search::parse_group_policy(a->groups);
+    require(a->accuracy == "top1" || a->accuracy == "fidelity",
+            "--accuracy '" + a->accuracy + "': legal values are top1, fidelity");
+    require(a->jobs >= 0 && a->jobs <= 256, "--jobs " + std::to_string(a->jobs) + ": legal 0..256");
+    require(a->threads >= 1 && a->threads <= 256, "--threads " + std::to_string(a->threads) + ": legal 1..256");
+    require(a->batch >= 0 && a->batch <= 4096, "--batch " + std::to_string(a->batch) + ": legal 1..4096");
+    require(a->calib >= 1 && a->calib <= 100000, "--calib " + std::to_string(a->calib) + ": legal 1..100000");
+    require(a->finetune_epochs >= 0 && a->finetune_epochs <= 1000,
+            "--finetune-epochs " + std::to_string(a->finetune_epochs) + ": legal 0..1000");
+    require(a->sim_timeout > 0, "--sim-timeout must be positive");
+    search::validate(o);
+
+    net::Network n;
+    nn::Taus none;
+    load_for_accuracy(a->net, a->weights, n, none);
+    arch::Design base =
+        arch::make_design(net::load_network(a->net, false), a->net, arch::load_device(a->device), a->device);
+    base.network.fold_batchnorm();
+    base.budget = o.solver.budget;
+    base.clock_mhz = base.device.clock_mhz;
+    nn::set_threads(a->threads);
+
+    search::Settings settings = {
+        {"network", a->net},         {"--weights", file_digest(a->weights)}, {"--device", a->device},
+        {"--accuracy", a->accuracy}, {"--batch", std::to_string(a->batch)},  {"--calib", std::to_string(a->calib)}};
+    std::unique_ptr<search::AccuracySource> source;
+    std::unique_ptr<nn::FmnistSplit> data;
+    if (a->accuracy == "top1") {
+      require(a->dataset == "fmnist", "--dataset '" + a->dataset + "': legal values are fmnist");
+      settings["--dataset"] = a->dataset;
+      data = std::make_unique<nn::FmnistSplit>(nn::load_fmnist(a->data_dir));
+      require(
+          data->search.c == n.input_shape.c && data->search.h == n.input_shape.h && data->search.w == n.input_shape.w,
+          "network '" + n.name + "' input " + n.input_shape.str() +
+              " does not fit Fashion-MNIST 1x28x28 (use --accuracy fidelity for networks without data)");
+      nn::OracleOptions oo;
+      oo.batch = a->batch > 0 ? a->batch : 128;
+      settings["--batch"] = std::to_string(oo.batch);
+      oo.calibration = a->calib;
+      source = std::make_unique<TopOneSource>(n, data->search, oo);
+    } else {
+      nn::FidelityOptions fo;
+      fo.batch = a->batch > 0 ? a->batch : 16;
+      fo.seed = o.seed;
+      settings["--batch"] = std::to_string(fo.batch);
+      source = std::make_unique<FidelitySource>(n, fo);
+    }
+    std::unique_ptr<CachedAccuracy> cached;
+    if (!a->query_cache.empty()) {
+      // What a query's value depends on (not the device, target or strategy).
+      std::string key = "v1";
+      for (const char* s : {"network", "--weights", "--accuracy", "--batch", "--calib", "--dataset"})
+        key += std::string("|") + s + "=" + (settings.count(s) ? settings.at(s) : "");
+      key += "|data=" + (a->accuracy == "top1" ? a->data_dir : "seed " + std::to_string(o.seed));
+      cached = std::make_unique<CachedAccuracy>(*source, a->query_cache, key);
+    }
+    search::AccuracySource& accuracy = cached ? static_cast<search::AccuracySource&>(*cached) : *source;
+    PoolSimulator simulator(a->jobs, a->sim_timeout);
+
+    const bool tty = ::isatty(2) != 0;
+    double t_start = -1;
+    std::int64_t evals_start = 0;
+    search::SearchCallbacks cb;
+    cb.log = [tty](const std::string& l) { std::fprintf(stderr, tty ? "\r%s\x1b[K\n" : "%s\n", l.c_str()); };
+    cb.on_generation = [&](const search::GenerationStats& s, std::int64_t max_gen) {
+      if (t_start < 0) t_start = s.seconds > 0 && s.generation > 0 ? s.seconds : 0;
+      show_progress(s, max_gen, t_start, evals_start, tty);
+    };
+    const std::filesystem::path out = a->out;
+    const auto t0 = std::chrono::steady_clock::now();
+    const search::SearchResult r =
+        search::run_search(base, space, o, accuracy, simulator, out, settings, a->resume, cb);
+    if (tty) std::fprintf(stderr, "\n");
+    write_plots(out, r, o.target_fps);
+
+    std::cout << "search: " << search::to_string(o.strategy) << (o.pareto ? " (NSGA-II)" : "") << ", oracle "
+              << search::to_string(o.oracle) << ", stopped: " << r.stop_reason << "\n"
+              << "design space: 10^" << fixed(r.log10_space_before, 1) << " before the pre-filter, 10^"
+              << fixed(r.log10_space_after, 1) << " after\n"
+              << r.generations << " generation(s), " << r.evaluated << " candidates, " << r.queries
+              << " accuracy queries (+" << r.prefilter_queries << " in the pre-filter), " << duration(r.seconds)
+              << "\n";
+    if (cached)
+      std::cout << "query cache " << a->query_cache << ": " << cached->hits() << " answered, " << cached->misses()
+                << " asked\n";
+    for (const auto& w : r.warnings) std::cout << "warning: " << w << "\n";
+    nlohmann::json final_json;
+    if (o.pareto) {
+      std::cout << r.pareto.size() << " design(s) in the feasible Pareto set (pareto/*.yaml):\n";
+      Table t;
+      t.add_column("file", Table::Align::Left);
+      for (const char* c : {"top-1 (batch)", "FPS", "SystemC FPS", "weights (Mb)"}) t.add_column(c);
+      for (std::size_t i = 0; i < r.pareto.size(); ++i) {
+        const auto& m = r.pareto[i];
+        const auto rep = arch::analyse(r.pareto_designs[i]);
+        char name[32];
+        std::snprintf(name, sizeof name, "%02zu.yaml", i + 1);
+        t.add_row({std::string("pareto/") + name, fixed(100 * m.accuracy, 2) + "%", fixed(m.fps, 0),
+                   m.fps_sim > 0 ? fixed(m.fps_sim, 0) : "-", fixed(rep.weight_mbit, 2)});
+      }
+      t.print(std::cout);
+    }
+    if (!o.pareto && r.found) {
+      const auto rep = arch::analyse(r.best_design);
+      std::cout << "best: " << (out / "best.yaml").string() << "\n"
+                << "  top-1 on the last search batch " << fixed(100 * r.best.accuracy, 2) << "%\n"
+                << "  batch-1 FPS: SystemC " << fixed(r.best_fps_sim, 1) << ", analytical "
+                << fixed(r.best_fps_analytical, 1) << " (target " << fixed(o.target_fps, 1) << ", "
+                << (r.best_fps_sim > 0 ? fixed(100 * (r.best_fps_sim / o.target_fps - 1), 2) + "% above" : "-") << ")\n"
+                << "  weights " << fixed(rep.weight_mbit, 2) << " Mb, DSP " << fixed(rep.total.dsp, 0) << ", BRAM18 "
+                << fixed(rep.total.bram18, 0) << ", URAM " << fixed(rep.total.uram, 0) << ", LUT "
+                << fixed(rep.total.lut, 0) << " (" << fixed(100 * r.best_utilisation, 1)
+                << "% of the device at most)\n";
+      if (a->accuracy == "top1" && data) {
+        // The answer on the full test set, before and after a short fine-tune.
+        nn::AccuracyOracle oracle(n, data->search, {a->batch > 0 ? a->batch : 128, a->calib, true});
+        nn::Taus taus;
+        for (const auto& [name, m] : r.best_design.layers)
+          if (m.tau.decomposed()) taus[name] = m.tau;
+        nn::Model m = oracle.build(taus);
+        const double before = m.accuracy(data->test);
+        final_json["test_top1_before_finetune"] = before;
+        std::cout << "  test top-1 (10k images): " << fixed(100 * before, 2) << "% before fine-tuning";
+        if (a->finetune_epochs > 0) {
+          nn::TrainOptions to;
+          to.epochs = a->finetune_epochs;
+          to.lr = a->finetune_lr;
+          to.optimizer = "adam";
+          to.weight_decay = 0;
+          to.seed = o.seed;
+          to.threads = std::max(2, a->threads);
+          to.progress_every = 0;
+          nn::Dataset part;
+          const nn::Dataset* train = &data->train;
+          if (a->finetune_images > 0 && a->finetune_images < data->train.size()) {
+            std::vector<std::int64_t> idx(static_cast<std::size_t>(a->finetune_images));
+            for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = static_cast<std::int64_t>(i);
+            part = data->train.subset(idx);
+            train = &part;
+          }
+          m.train(*train, to);
+          const double after = m.accuracy(data->test);
+          net::save_onnx(m.to_network(), out / "best-finetuned.onnx");
+          final_json["test_top1_after_finetune"] = after;
+          final_json["finetune"] = {{"epochs", a->finetune_epochs}, {"images", train->size()}, {"lr", a->finetune_lr}};
+          std::cout << ", " << fixed(100 * after, 2) << "% after " << a->finetune_epochs
+                    << " epoch(s) of fine-tuning (best-finetuned.onnx)";
+        }
+        std::cout << "\n";
+      }
+    }
+    if (!o.pareto && !r.found) std::cout << "no design met the target in SystemC; see summary.json\n";
+    final_json["seconds"] = r.seconds;
+    write_file_atomic(out / "final.json", final_json.dump(2) + "\n");
+    if (a->bench) {
+      // Speed from timing.csv: this session's candidates and their gates.
+      std::ifstream in(out / "timing.csv");
+      std::string line;
+      std::getline(in, line);
+      double hw = 0, simt = 0, acc = 0;
+      std::int64_t rows = 0;
+      while (std::getline(in, line)) {
+        const auto f = split_csv(line);
+        if (f.size() < 5) continue;
+        hw += to_num(f[2]);
+        simt += to_num(f[3]);
+        acc += to_num(f[4]);
+        ++rows;
+      }
+      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::cout << "speed: " << rows << " candidates in " << fixed(wall, 1)
+                << " s = " << fixed(3600.0 * static_cast<double>(rows) / wall, 0)
+                << " candidates/hour (pre-filter included)\n"
+                << "time per candidate: hardware gates " << fixed(1e3 * hw / std::max<std::int64_t>(1, rows), 2)
+                << " ms, SystemC " << fixed(1e3 * simt / std::max<std::int64_t>(1, rows), 2) << " ms, accuracy "
+                << fixed(1e3 * acc / std::max<std::int64_t>(1, rows), 2) << " ms\n";
+    }
+    std::cout << "outputs in " << out.string() << "/: summary.json, candidates.csv, generations.csv, labels.csv, "
+              << "convergence.svg, accuracy-fps.svg" << (o.pareto ? ", pareto/" : ", best.yaml") << "\n";
+    return r.found ? 0 : 1;
+  };
+}
+
+}  // namespace mixtd::cli
