@@ -16,6 +16,7 @@
 #include "mixtd/numerics/Reference.h"
 #include "mixtd/support/Error.h"
 #include "mixtd/support/Rng.h"
+#include "mixtd/td/Candidates.h"
 
 namespace {
 
@@ -266,6 +267,91 @@ TEST(Oracle, QueryIsATop1Fraction) {
   EXPECT_GE(a, 0.0);
   EXPECT_LE(a, 1.0);
   EXPECT_NE(error_of([&] { o.query({}, 2); }).find("batch index 2"), std::string::npos);
+}
+
+// The oracle's calibration runs in LibTorch; its exponents, and so every
+// query's top-1, must be the reference executor's, for random τ of every
+// type and grouping on the network the search uses.
+void expect_same_exponents(const numerics::QNetwork& a, const numerics::QNetwork& b) {
+  ASSERT_EQ(a.layers.size(), b.layers.size());
+  EXPECT_EQ(a.input_exp, b.input_exp);
+  for (std::size_t i = 0; i < a.layers.size(); ++i) {
+    const auto &x = a.layers[i], &y = b.layers[i];
+    EXPECT_EQ(x.out_exp, y.out_exp) << x.name;
+    EXPECT_EQ(x.partial_exp, y.partial_exp) << x.name;
+    ASSERT_EQ(x.chunks.size(), y.chunks.size()) << x.name;
+    for (std::size_t c = 0; c < x.chunks.size(); ++c)
+      for (std::size_t k = 0; k < x.chunks[c].size(); ++k) {
+        EXPECT_EQ(x.chunks[c][k].in_exp, y.chunks[c][k].in_exp) << x.name;
+        EXPECT_EQ(x.chunks[c][k].out_exp, y.chunks[c][k].out_exp) << x.name;
+      }
+  }
+}
+
+TEST(Oracle, FastCalibrationGivesTheReferenceExponentsAndTop1) {
+  const fs::path shipped = fs::path(MIXTD_SOURCE_DIR) / "configs/networks/resnet18-fmnist-w0.25.onnx";
+  net::Network n = fs::exists(shipped) ? net::load_onnx(shipped) : net::build_zoo("resnet18-fmnist:width=0.25", true);
+  nn::Dataset ds;
+  ds.c = 1;
+  ds.h = ds.w = 28;
+  Rng rng(11);
+  for (int i = 0; i < 96; ++i) {
+    for (int k = 0; k < 28 * 28; ++k) ds.images.push_back(static_cast<float>(rng.normal()));
+    ds.labels.push_back(i % 10);
+  }
+  nn::AccuracyOracle oracle(n, ds, {64, 16, true});
+  const auto calib = ds.batch(ds.size() - 16, 16);
+  for (int trial = 0; trial < 6; ++trial) {
+    nn::Taus t;
+    for (const auto& l : n.layers) {
+      const auto cands = td::layer_candidates(l);
+      if (cands.size() > 1) t[l.name] = cands[rng.below(cands.size())];
+    }
+    const auto d = oracle.cache().decompose(t);
+    const auto ref = numerics::quantize_network(n, d, calib);
+    expect_same_exponents(oracle.quantize(t), ref);
+    nn::Model m(n, &d, &ref);
+    EXPECT_EQ(oracle.query(t, 0), m.accuracy(ds, 0, 64, 64)) << "trial " << trial;
+  }
+  // A maximum on an exponent boundary (the input's 127·2^-3) is measured by
+  // the reference executor, and the answer is still the reference's.
+  auto edge = calib;
+  edge.data[5] = 127.0f / 8.0f;
+  EXPECT_EQ(numerics::exponent_boundary_distance(127.0 / 8.0), 0.0);
+  EXPECT_NEAR(numerics::exponent_boundary_distance(127.0 / 8.0 * (1 + 3e-5)), 3e-5, 1e-9);
+  bool fell_back = false;
+  const auto q = nn::quantize(n, {}, edge, &fell_back);
+  EXPECT_TRUE(fell_back);
+  expect_same_exponents(q, numerics::quantize_network(n, {}, edge));
+  nn::quantize(n, {}, calib, &fell_back);
+  EXPECT_FALSE(fell_back);
+}
+
+// The query's top-1 is the one it had before it was made faster (issue 19:
+// calibration in LibTorch, fused rounding and group sums, channels-last
+// convolutions, the QNetwork's weights): seeded genomes over every
+// candidate type and grouping, on the shipped network and two search
+// batches, against the values commit 8003914's query gave. Needs the data.
+TEST(Oracle, FastQueryKeepsThePreviousTop1) {
+  const fs::path shipped = fs::path(MIXTD_SOURCE_DIR) / "configs/networks/resnet18-fmnist-w0.25.onnx";
+  if (!fs::exists(shipped) || !fs::exists(fs::path(nn::kFmnistDir) / "train-images-idx3-ubyte.gz"))
+    GTEST_SKIP() << "needs Fashion-MNIST in " << nn::kFmnistDir;
+  const net::Network n = net::load_onnx(shipped);
+  nn::AccuracyOracle o(n, nn::load_fmnist().search, {128, 16, true});
+  const double before[12][2] = {{0.5781250, 0.6406250}, {0.5234375, 0.4062500}, {0.8828125, 0.8593750},
+                                {0.2500000, 0.1953125}, {0.8203125, 0.8906250}, {0.3125000, 0.2031250},
+                                {0.2187500, 0.2187500}, {0.6640625, 0.6718750}, {0.3593750, 0.3515625},
+                                {0.5390625, 0.5234375}, {0.6875000, 0.6406250}, {0.2500000, 0.1796875}};
+  Rng rng(3);
+  for (int g = 0; g < 12; ++g) {
+    nn::Taus t;
+    for (const auto& l : n.layers) {
+      const auto c = td::layer_candidates(l);
+      if (c.size() > 1 && rng.uniform() < 0.5) t[l.name] = c[rng.below(c.size())];
+    }
+    EXPECT_EQ(o.query(t, 0), before[g][0]) << "genome " << g;
+    EXPECT_EQ(o.query(t, 1), before[g][1]) << "genome " << g;
+  }
 }
 
 // The fidelity proxy: 1 for τ that changes nothing, lower the more the

@@ -4,6 +4,7 @@
 
 #include "Commands.h"
 #include "mixtd/support/Error.h"
+#include "mixtd/support/Memory.h"
 
 // libsystemc.so (linked for `mixtd simulate`) defines its own main(), which
 // would call sc_main(); this executable's main() takes precedence, and
@@ -12,6 +13,7 @@
 extern "C" int sc_main(int, char**) { return 0; }
 
 int main(int argc, char** argv) {
+  mixtd::keep_freed_memory();
   CLI::App app{
       "mixtd: layer-specific tensor decomposition (SVD/CPD) of CNNs mapped onto dataflow\n"
       "FPGA accelerators, modelled analytically, in SystemC and in RTL.\n\n"

@@ -44,7 +44,7 @@ FidelityMeasure FidelityOracle::measure(const Taus& taus, std::int64_t index) {
   const auto d = cache_.decompose(taus);
   numerics::FloatTensor y;
   if (options_.quantize) {
-    const auto q = numerics::quantize_network(cache_.network(), d, calib_);
+    const auto q = nn::quantize(cache_.network(), d, calib_);
     y = Model(cache_.network(), &d, &q).forward(inputs(index, options_.batch));
   } else {
     y = Model(cache_.network(), &d).forward(inputs(index, options_.batch));

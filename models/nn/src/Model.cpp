@@ -1,5 +1,7 @@
 // The one translation unit of mixtd that includes LibTorch's headers for the
 // network builder, fake-quant, training and the oracle.
+#include "mixtd/nn/Model.h"
+
 #include <torch/torch.h>
 
 #include <chrono>
@@ -7,7 +9,6 @@
 #include <cstdio>
 #include <iostream>
 
-#include "mixtd/nn/Model.h"
 #include "mixtd/numerics/Bfp8.h"
 #include "mixtd/support/Error.h"
 #include "mixtd/support/Rng.h"
@@ -49,15 +50,35 @@ Tensor ste(const Tensor& x, const Tensor& q) {
 // Activation at exponent e: saturate(⌊x / 2^e + ½⌋) · 2^e (Bfp8.h quantize).
 Tensor quant_act(const Tensor& x, int e, bool relu) {
   const double s = std::ldexp(1.0, -e), inv = std::ldexp(1.0, e);
-  if (!torch::GradMode::is_enabled()) {  // inference: the same arithmetic in place
-    Tensor q = x * s;
-    q.add_(0.5).floor_().clamp_(relu ? 0 : numerics::kMantissaMin, numerics::kMantissaMax).mul_(inv);
+  if (!torch::GradMode::is_enabled() && x.scalar_type() == torch::kFloat32) {
+    // Inference: the same float arithmetic as below (x·s exact, +½ rounded
+    // in float as torch rounds it), in one pass instead of five.
+    Tensor in = x.contiguous(x.suggest_memory_format());  // elementwise: any dense layout
+    Tensor q = torch::empty_like(in);
+    numerics::fake_quantize(in.data_ptr<float>(), q.data_ptr<float>(), in.numel(), e, relu);
     return q;
   }
   Tensor q = torch::clamp(torch::floor(x.detach() * s + 0.5), numerics::kMantissaMin, numerics::kMantissaMax);
   if (relu) q = torch::clamp_min(q, 0);
   q = q * inv;
   return ste(relu ? torch::relu(x) : x, q);
+}
+
+// Σ over the g2 input groups of the partials x [n, g2·m, h, w] (channel
+// b·m + j), each quantised at exponent e first: the group adder. In
+// inference on a channels-last x, one pass (numerics::fake_quantize_group_sum)
+// instead of a quantised copy, a layout copy and a sum over partials that are
+// g2 times the layer's output (the grouped svd-filter layers' main cost).
+Tensor quantized_group_sum(const Tensor& x, I g2, int e) {
+  if (!torch::GradMode::is_enabled() && x.scalar_type() == torch::kFloat32 &&
+      x.is_contiguous(torch::MemoryFormat::ChannelsLast)) {
+    const I n = x.size(0), h = x.size(2), w = x.size(3), m = x.size(1) / g2;
+    Tensor y = torch::empty({n, m, h, w}, x.options().memory_format(torch::MemoryFormat::ChannelsLast));
+    numerics::fake_quantize_group_sum(x.data_ptr<float>(), y.data_ptr<float>(), n * h * w, g2, m, e);
+    return y;
+  }
+  Tensor q = quant_act(x, e, false);
+  return q.reshape({q.size(0), g2, -1, q.size(2), q.size(3)}).sum(1);
 }
 
 // Per-output-channel exponents (numerics::block_exponent, exactly) of w [O, ...].
@@ -82,8 +103,8 @@ Tensor quant_weight(const Tensor& w, Tensor* exps) {
   Tensor e = weight_exponents(w);
   const auto shape = bcast_shape(w.size(0), w.dim());
   Tensor scale = torch::exp2(e).reshape(shape);
-  Tensor q = torch::clamp(torch::floor(w.detach() / scale + 0.5), numerics::kMantissaMin, numerics::kMantissaMax) *
-             scale;
+  Tensor q =
+      torch::clamp(torch::floor(w.detach() / scale + 0.5), numerics::kMantissaMin, numerics::kMantissaMax) * scale;
   if (exps) *exps = e;
   return ste(w, q);
 }
@@ -96,6 +117,10 @@ Tensor quant_bias(const Tensor& b, const Tensor& e_acc) {
 
 struct Stage {
   Tensor w;  // stacked over chunks: [K·out, in_per_group, kh, kw]
+  // The QNetwork's BFP8 weights of w (mantissa·2^e) and their exponents,
+  // for inference until training changes w: quant_weight(w) recomputed
+  // on every forward costs ~8 ms a query (BM_Query).
+  Tensor wq, wq_exp;
   td::StageShape shape;
   I groups = 1;  // of the stacked conv
   int in_exp = 0, out_exp = 0;
@@ -109,8 +134,8 @@ struct Op {
   bool decomposed = false;
   td::LayerGeometry geom;
   std::vector<Stage> stages;
-  Tensor bias;         // natural order [N] (undefined if none)
-  Tensor in_perm;      // g2 > 1
+  Tensor bias;            // natural order [N] (undefined if none)
+  Tensor in_perm;         // g2 > 1
   Tensor st2nat, nat2st;  // g1 > 1
   // batchnorm (training)
   Tensor bn_w, bn_b, bn_mean, bn_var;
@@ -128,6 +153,16 @@ struct Model::Impl : torch::nn::Module {
   numerics::QNetwork q;  // copy, ops point into it
   bool bn = false;
   int output_slot = 0;
+  // When set (float inference only): the largest |value| of every tensor,
+  // under run_float's AbsMax keys, for calibration.
+  numerics::AbsMax* stats = nullptr;
+
+  void record(const std::string& key, const Tensor& t) {
+    if (!stats) return;
+    const double m = t.numel() ? t.abs().max().item<float>() : 0.0;
+    auto& slot = (*stats)[key];
+    slot = std::max(slot, m);
+  }
 
   Tensor conv_forward(Op& op, const Tensor& x_in, bool fused_relu) {
     const auto& g = op.geom;
@@ -137,8 +172,13 @@ struct Model::Impl : torch::nn::Module {
     if (op.kind == net::LayerKind::Linear) {
       x = x.flatten(1);
       if (!quant) return torch::linear(x, op.stages[0].w, op.bias);
-      Tensor e;
-      Tensor w = quant_weight(op.stages[0].w, &e);
+      Tensor e, w;
+      if (op.stages[0].wq.defined() && !torch::GradMode::is_enabled()) {
+        w = op.stages[0].wq;
+        e = op.stages[0].wq_exp;
+      } else {
+        w = quant_weight(op.stages[0].w, &e);
+      }
       Tensor y = torch::linear(x, w);
       if (op.bias.defined()) y = y + quant_bias(op.bias, e + op.stages[0].in_exp);
       return quant_act(y, op.ql->out_exp, fused_relu).reshape({x.size(0), -1, 1, 1});
@@ -150,12 +190,20 @@ struct Model::Impl : torch::nn::Module {
       const Stage& st = op.stages[s];
       const auto& sh = st.shape;
       Tensor w = st.w;
-      if (quant) w = quant_weight(st.w, s + 1 == ns ? &last_e : nullptr);
+      if (quant && st.wq.defined() && !torch::GradMode::is_enabled()) {
+        w = st.wq;
+        if (s + 1 == ns) last_e = st.wq_exp;
+      } else if (quant) {
+        w = quant_weight(st.w, s + 1 == ns ? &last_e : nullptr);
+      }
       const bool plain = !quant && !op.decomposed && !bn;
-      x = torch::conv2d(x, w, plain ? op.bias : Tensor{}, {sh.sh, sh.sw}, {sh.ph, sh.pw}, {1, 1}, st.groups);
+      x = torch::conv2d(x.contiguous(torch::MemoryFormat::ChannelsLast), w, plain ? op.bias : Tensor{}, {sh.sh, sh.sw},
+                        {sh.ph, sh.pw}, {1, 1}, st.groups);
       if (plain) return x;
       if (quant && s + 1 < ns) x = quant_act(x, st.out_exp, false);
+      if (s + 1 < ns && op.decomposed) record(op.layer->name + "#stage" + std::to_string(s), x);
     }
+    if (g2 > 1) record(op.layer->name + "#partial", x);
     if (bn) {
       if (op.bias.defined()) x = x + op.bias.reshape({1, -1, 1, 1});
       return torch::batch_norm(x, op.bn_w, op.bn_b, op.bn_mean, op.bn_var, is_training(), 0.1, 1e-5, false);
@@ -177,8 +225,7 @@ struct Model::Impl : torch::nn::Module {
       if (g1 > 1) x = x.index_select(1, op.nat2st);
       return x;
     }
-    x = quant_act(x, ql->partial_exp, false);
-    x = x.reshape({x.size(0), g2, -1, x.size(2), x.size(3)}).sum(1);
+    x = quantized_group_sum(x, g2, ql->partial_exp);
     if (op.bias.defined()) {
       Tensor b = g1 > 1 ? op.bias.index_select(0, op.st2nat) : op.bias;
       x = x + quant_bias(b, torch::full_like(b, ql->partial_exp)).reshape({1, -1, 1, 1});
@@ -201,6 +248,7 @@ struct Model::Impl : torch::nn::Module {
   Tensor forward(const Tensor& input) {
     std::vector<Tensor> vals(ops.size() + 1);
     vals[0] = quant ? quant_act(input, input_exp, false) : input;
+    record(net.input_name, input);
     for (std::size_t i = 0; i < ops.size(); ++i) {
       Op& op = ops[i];
       const Tensor& x = vals[static_cast<std::size_t>(op.in_idx[0])];
@@ -227,8 +275,8 @@ struct Model::Impl : torch::nn::Module {
             Tensor s = torch::avg_pool2d(x.detach() * std::ldexp(1.0, -e), {p.kh, p.kw}, {p.sh, p.sw}, {p.ph, p.pw},
                                          false, true, 1);
             Tensor ones = torch::ones({1, 1, x.size(2), x.size(3)});
-            Tensor cnt = torch::avg_pool2d(ones, {p.kh, p.kw}, {p.sh, p.sw}, {p.ph, p.pw}, false,
-                                           p.count_include_pad, 1);
+            Tensor cnt =
+                torch::avg_pool2d(ones, {p.kh, p.kw}, {p.sh, p.sw}, {p.ph, p.pw}, false, p.count_include_pad, 1);
             if (p.count_include_pad) cnt = torch::full_like(cnt, static_cast<double>(p.kh * p.kw));
             y = quant_avg(y, torch::round(s), cnt, e);
           }
@@ -254,12 +302,15 @@ struct Model::Impl : torch::nn::Module {
         case net::LayerKind::BatchNorm:
           throw Error("layer '" + op.layer->name + "': BatchNorm must be folded before building a Model");
       }
+      record(op.layer->name, y);
       vals[i + 1] = y;
     }
     return vals[static_cast<std::size_t>(output_slot)];
   }
 
-  Tensor forward_images(const numerics::FloatTensor& x) { return forward(to_torch(x)).reshape({x.n, -1}); }
+  Tensor forward_images(const numerics::FloatTensor& x) {
+    return forward(to_torch(x).contiguous(torch::MemoryFormat::ChannelsLast)).reshape({x.n, -1});
+  }
 
   std::vector<Tensor> state() {
     std::vector<Tensor> s;
@@ -270,6 +321,25 @@ struct Model::Impl : torch::nn::Module {
 };
 
 namespace {
+
+// Stage weights from the QNetwork's mantissas and exponents, stacked as w.
+void set_quantized_weights(Stage& st, const std::vector<const numerics::QStage*>& parts) {
+  std::vector<float> w, e;
+  w.reserve(static_cast<std::size_t>(st.w.numel()));
+  for (const auto* qs : parts) {
+    const std::size_t per = qs->weight.size() / qs->weight_exp.size();
+    for (std::size_t o = 0; o < qs->weight_exp.size(); ++o) {
+      e.push_back(static_cast<float>(qs->weight_exp[o]));
+      for (std::size_t k = 0; k < per; ++k)
+        w.push_back(numerics::dequantize(qs->weight[o * per + k], qs->weight_exp[o]));
+    }
+  }
+  require(static_cast<I>(w.size()) == st.w.numel(), "stage " + st.shape.role + ": the QNetwork's weights have " +
+                                                        std::to_string(w.size()) + " values, the stage " +
+                                                        std::to_string(st.w.numel()));
+  st.wq = from_vec(w, st.w.sizes().vec());
+  st.wq_exp = from_vec(e, {static_cast<I>(e.size())});
+}
 
 std::string pname(const std::string& layer, const std::string& what) {
   std::string n = layer + "_" + what;
@@ -297,9 +367,9 @@ Model::Model(const net::Network& net_in, const numerics::Decompositions* decomps
     m.q = *q;
     m.quant = true;
     m.input_exp = m.q.input_exp;
-    require(m.q.layers.size() == m.net.layers.size(),
-            "network '" + m.net.name + "': the QNetwork has " + std::to_string(m.q.layers.size()) +
-                " layers, the network " + std::to_string(m.net.layers.size()));
+    require(m.q.layers.size() == m.net.layers.size(), "network '" + m.net.name + "': the QNetwork has " +
+                                                          std::to_string(m.q.layers.size()) + " layers, the network " +
+                                                          std::to_string(m.net.layers.size()));
   }
   std::map<std::string, int> slot{{m.net.input_name, 0}};
   for (std::size_t i = 0; i < m.net.layers.size(); ++i) {
@@ -319,9 +389,13 @@ Model::Model(const net::Network& net_in, const numerics::Decompositions* decomps
       st.shape = op.geom.stages[0];
       st.w = m.register_parameter(pname(l.name, "weight"),
                                   from_vec(l.weight, {l.linear.out_features, l.in_shape.numel()}));
-      if (op.ql) st.in_exp = op.ql->in_exps.at(0);
+      if (op.ql) {
+        st.in_exp = op.ql->in_exps.at(0);
+        set_quantized_weights(st, {&op.ql->chunks.at(0).at(0)});
+      }
       op.stages.push_back(st);
-      if (!l.bias.empty()) op.bias = m.register_parameter(pname(l.name, "bias"), from_vec(l.bias, {l.linear.out_features}));
+      if (!l.bias.empty())
+        op.bias = m.register_parameter(pname(l.name, "bias"), from_vec(l.bias, {l.linear.out_features}));
     } else if (l.kind == net::LayerKind::Conv2d) {
       const td::DecomposedLayer* d = nullptr;
       td::DecomposedLayer own;
@@ -350,8 +424,8 @@ Model::Model(const net::Network& net_in, const numerics::Decompositions* decomps
         op.decomposed = d->geometry.tau.decomposed();
         require(d->geometry.n == l.conv.out_channels && d->geometry.c == l.in_shape.c,
                 "layer '" + l.name + "': decomposition is for " + std::to_string(d->geometry.c) + "->" +
-                    std::to_string(d->geometry.n) + " channels, the layer has " + std::to_string(l.in_shape.c) +
-                    "->" + std::to_string(l.conv.out_channels));
+                    std::to_string(d->geometry.n) + " channels, the layer has " + std::to_string(l.in_shape.c) + "->" +
+                    std::to_string(l.conv.out_channels));
       }
       op.geom = d->geometry;
       const I g1 = op.geom.tau.g1, g2 = op.geom.tau.g2;
@@ -372,8 +446,14 @@ Model::Model(const net::Network& net_in, const numerics::Decompositions* decomps
           const auto& qs = op.ql->chunks.at(0).at(s);
           st.in_exp = qs.in_exp;
           st.out_exp = qs.out_exp;
-          require(qs.shape.out_ch == st.shape.out_ch && op.ql->tau == op.geom.tau,
-                  "layer '" + l.name + "': the QNetwork's τ " + op.ql->tau.str() + " differs from " + op.geom.tau.str());
+          require(
+              qs.shape.out_ch == st.shape.out_ch && op.ql->tau == op.geom.tau &&
+                  static_cast<I>(op.ql->chunks.size()) == g1 * g2,
+              "layer '" + l.name + "': the QNetwork's τ " + op.ql->tau.str() + " differs from " + op.geom.tau.str());
+          std::vector<const numerics::QStage*> stacked;  // in w's (b, a) order; QLayer chunks are a·g2 + b
+          for (I b = 0; b < g2; ++b)
+            for (I a = 0; a < g1; ++a) stacked.push_back(&op.ql->chunks.at(static_cast<std::size_t>(a * g2 + b)).at(s));
+          set_quantized_weights(st, stacked);
         }
         op.stages.push_back(st);
       }
@@ -407,8 +487,8 @@ Model::Model(const net::Network& net_in, const numerics::Decompositions* decomps
     slot[l.name] = static_cast<int>(i + 1);
   }
   const auto outs = m.net.outputs();
-  require(outs.size() == 1, "network '" + m.net.name + "': a Model needs exactly one output, got " +
-                                std::to_string(outs.size()));
+  require(outs.size() == 1,
+          "network '" + m.net.name + "': a Model needs exactly one output, got " + std::to_string(outs.size()));
   m.output_slot = slot.at(outs[0]);
   m.eval();
 }
@@ -418,6 +498,22 @@ Model::Model(Model&&) noexcept = default;
 Model& Model::operator=(Model&&) noexcept = default;
 
 bool Model::quantized() const { return impl_->quant; }
+
+numerics::AbsMax Model::calibration_stats(const numerics::FloatTensor& x) {
+  require(!impl_->quant && !impl_->bn, "network '" + impl_->net.name + "': calibration runs the float model");
+  c10::InferenceMode guard;
+  impl_->eval();
+  numerics::AbsMax stats;
+  impl_->stats = &stats;
+  try {
+    impl_->forward_images(x);
+  } catch (...) {
+    impl_->stats = nullptr;
+    throw;
+  }
+  impl_->stats = nullptr;
+  return stats;
+}
 
 numerics::FloatTensor Model::forward(const numerics::FloatTensor& x) {
   c10::InferenceMode guard;
@@ -440,7 +536,8 @@ double Model::accuracy(const Dataset& d, std::int64_t begin, std::int64_t count,
   for (std::int64_t s = begin; s < begin + count; s += batch) {
     const std::int64_t k = std::min(batch, begin + count - s);
     const auto p = predict(d.batch(s, k));
-    for (std::int64_t i = 0; i < k; ++i) correct += p[static_cast<std::size_t>(i)] == d.labels[static_cast<std::size_t>(s + i)];
+    for (std::int64_t i = 0; i < k; ++i)
+      correct += p[static_cast<std::size_t>(i)] == d.labels[static_cast<std::size_t>(s + i)];
   }
   return static_cast<double>(correct) / static_cast<double>(count);
 }
@@ -467,7 +564,8 @@ numerics::Decompositions Model::decompositions() const {
       for (I b = 0; b < g2; ++b)
         for (I a = 0; a < g1; ++a) {
           const I k = b * g1 + a;
-          d.chunks[static_cast<std::size_t>(a * g2 + b)].stages.push_back({st.shape, to_vec(w.narrow(0, k * per, per))});
+          d.chunks[static_cast<std::size_t>(a * g2 + b)].stages.push_back(
+              {st.shape, to_vec(w.narrow(0, k * per, per))});
         }
     }
     if (op.bias.defined()) d.bias = to_vec(op.bias);
@@ -514,12 +612,15 @@ TrainResult Model::train(const Dataset& data, const TrainOptions& o) {
   require(o.optimizer == "sgd" || o.optimizer == "adam", "optimizer '" + o.optimizer + "': legal: sgd, adam");
   require(o.schedule == "cosine" || o.schedule == "step" || o.schedule == "constant",
           "schedule '" + o.schedule + "': legal: cosine, step, constant");
-  require(data.c == impl_->net.input_shape.c && data.h == impl_->net.input_shape.h && data.w == impl_->net.input_shape.w,
-          data.name + ": images " + std::to_string(data.c) + "x" + std::to_string(data.h) + "x" +
-              std::to_string(data.w) + " do not fit network input " + impl_->net.input_shape.str());
+  require(
+      data.c == impl_->net.input_shape.c && data.h == impl_->net.input_shape.h && data.w == impl_->net.input_shape.w,
+      data.name + ": images " + std::to_string(data.c) + "x" + std::to_string(data.h) + "x" + std::to_string(data.w) +
+          " do not fit network input " + impl_->net.input_shape.str());
   torch::set_num_threads(o.threads);
   torch::manual_seed(o.seed);
   auto& m = *impl_;
+  for (auto& op : m.ops)  // training moves w away from the QNetwork's weights
+    for (auto& st : op.stages) st.wq = st.wq_exp = Tensor{};
   std::unique_ptr<torch::optim::Optimizer> opt;
   if (o.optimizer == "sgd")
     opt = std::make_unique<torch::optim::SGD>(
@@ -537,8 +638,8 @@ TrainResult Model::train(const Dataset& data, const TrainOptions& o) {
     for (std::size_t i = 0; i < st.size(); ++i) {
       Tensor t;
       ar.read("t" + std::to_string(i), t);
-      require(t.sizes() == st[i].sizes(), o.checkpoint.string() + ": tensor " + std::to_string(i) +
-                                              " has the wrong shape for this network");
+      require(t.sizes() == st[i].sizes(),
+              o.checkpoint.string() + ": tensor " + std::to_string(i) + " has the wrong shape for this network");
       torch::NoGradGuard ng;
       st[i].copy_(t);
     }
@@ -566,8 +667,10 @@ TrainResult Model::train(const Dataset& data, const TrainOptions& o) {
       const std::int64_t step = ep * steps + s;
       double lr = o.lr;
       const double frac = static_cast<double>(step) / static_cast<double>(total);
-      if (o.schedule == "cosine") lr = 0.5 * o.lr * (1 + std::cos(M_PI * frac));
-      else if (o.schedule == "step") lr = o.lr * (frac >= 0.75 ? 0.01 : frac >= 0.5 ? 0.1 : 1.0);
+      if (o.schedule == "cosine")
+        lr = 0.5 * o.lr * (1 + std::cos(M_PI * frac));
+      else if (o.schedule == "step")
+        lr = o.lr * (frac >= 0.75 ? 0.01 : frac >= 0.5 ? 0.1 : 1.0);
       for (auto& g : opt->param_groups()) g.options().set_lr(lr);
       const std::int64_t b0 = s * o.batch, k = std::min(o.batch, data.size() - b0);
       std::vector<std::int64_t> idx(perm.begin() + b0, perm.begin() + b0 + k);
@@ -593,7 +696,8 @@ TrainResult Model::train(const Dataset& data, const TrainOptions& o) {
         const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         const double eta = el / static_cast<double>(done_steps) * static_cast<double>(total - step - 1);
         char line[256];
-        std::snprintf(line, sizeof line, "epoch %lld/%lld  batch %lld/%lld  loss %.4f  acc %.2f%%  lr %.5f  ETA %dm%02ds",
+        std::snprintf(line, sizeof line,
+                      "epoch %lld/%lld  batch %lld/%lld  loss %.4f  acc %.2f%%  lr %.5f  ETA %dm%02ds",
                       static_cast<long long>(ep + 1), static_cast<long long>(o.epochs), static_cast<long long>(s + 1),
                       static_cast<long long>(steps), loss_sum / static_cast<double>(seen),
                       100.0 * static_cast<double>(correct) / static_cast<double>(seen), lr, static_cast<int>(eta) / 60,
@@ -647,19 +751,30 @@ AccuracyOracle::AccuracyOracle(net::Network net, Dataset search, OracleOptions o
     : cache_(std::move(net)), search_(std::move(search)), options_(options) {
   require(options_.batch >= 1 && options_.batch <= search_.size(),
           "oracle batch " + std::to_string(options_.batch) + ": legal 1.." + std::to_string(search_.size()));
-  require(options_.calibration >= 1 && options_.calibration <= search_.size(),
-          "oracle calibration " + std::to_string(options_.calibration) + ": legal 1.." + std::to_string(search_.size()));
+  require(
+      options_.calibration >= 1 && options_.calibration <= search_.size(),
+      "oracle calibration " + std::to_string(options_.calibration) + ": legal 1.." + std::to_string(search_.size()));
   calib_ = search_.batch(search_.size() - options_.calibration, options_.calibration);
 }
 
+numerics::QNetwork quantize(const net::Network& net, const numerics::Decompositions& decomps,
+                            const numerics::FloatTensor& calibration, bool* exact_fallback) {
+  numerics::AbsMax stats = Model(net, &decomps).calibration_stats(calibration);
+  bool near = false;
+  for (const auto& [key, amax] : stats) near = near || numerics::exponent_boundary_distance(amax) < kCalibrationMargin;
+  if (exact_fallback) *exact_fallback = near;
+  if (near) return numerics::quantize_network(net, decomps, calibration);
+  return numerics::quantize_network(net, decomps, stats);
+}
+
 numerics::QNetwork AccuracyOracle::quantize(const Taus& taus) {
-  return numerics::quantize_network(cache_.network(), cache_.decompose(taus), calib_);
+  return nn::quantize(cache_.network(), cache_.decompose(taus), calib_);
 }
 
 Model AccuracyOracle::build(const Taus& taus) {
   const auto d = cache_.decompose(taus);
   if (!options_.quantize) return Model(cache_.network(), &d);
-  const auto q = numerics::quantize_network(cache_.network(), d, calib_);
+  const auto q = nn::quantize(cache_.network(), d, calib_);
   return Model(cache_.network(), &d, &q);
 }
 
@@ -680,7 +795,8 @@ std::vector<std::int64_t> argmax(const numerics::FloatTensor& logits) {
   for (std::int64_t n = 0; n < logits.n; ++n) {
     std::int64_t best = 0;
     for (std::int64_t c = 1; c < k; ++c)
-      if (logits.data[static_cast<std::size_t>(n * k + c)] > logits.data[static_cast<std::size_t>(n * k + best)]) best = c;
+      if (logits.data[static_cast<std::size_t>(n * k + c)] > logits.data[static_cast<std::size_t>(n * k + best)])
+        best = c;
     out[static_cast<std::size_t>(n)] = best;
   }
   return out;

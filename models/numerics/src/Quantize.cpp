@@ -40,7 +40,8 @@ QStage quantize_stage(const td::StageWeights& sw, int in_exp, int out_exp) {
   q.out_exp = out_exp;
   quantize_weights(sw.weight, sw.shape.out_ch, q.weight, q.weight_exp);
   q.requant.resize(static_cast<std::size_t>(sw.shape.out_ch));
-  for (std::size_t o = 0; o < q.requant.size(); ++o) q.requant[o].shift = clamp_shift(out_exp - (q.weight_exp[o] + in_exp));
+  for (std::size_t o = 0; o < q.requant.size(); ++o)
+    q.requant[o].shift = clamp_shift(out_exp - (q.weight_exp[o] + in_exp));
   return q;
 }
 
@@ -78,6 +79,14 @@ QNetwork quantize_network(const net::Network& net, const Decompositions& decomps
             "layer '" + l.name + "': fold BatchNorm into its conv before quantising (Network::fold_batchnorm)");
   AbsMax stats;
   run_float(net, calibration, &decomps, &stats);
+  return quantize_network(net, decomps, stats, options);
+}
+
+QNetwork quantize_network(const net::Network& net, const Decompositions& decomps, const AbsMax& stats,
+                          const QuantizeOptions& options) {
+  for (const auto& l : net.layers)
+    require(l.kind != net::LayerKind::BatchNorm,
+            "layer '" + l.name + "': fold BatchNorm into its conv before quantising (Network::fold_batchnorm)");
 
   // ReLUs fused into their producer's requantiser (the one rule, net::fused_relus).
   std::set<std::string> fused;                    // names of fused ReLU layers

@@ -71,7 +71,7 @@ struct ModelOptions {
 struct TrainOptions {
   std::int64_t epochs = 1;
   std::int64_t batch = 128;
-  std::string optimizer = "sgd";  // sgd (momentum 0.9, Nesterov) | adam
+  std::string optimizer = "sgd";    // sgd (momentum 0.9, Nesterov) | adam
   std::string schedule = "cosine";  // cosine | step (×0.1 at 50% and 75%) | constant
   double lr = 0.05;
   double weight_decay = 5e-4;
@@ -104,6 +104,9 @@ class Model {
   Model& operator=(Model&&) noexcept;
 
   bool quantized() const;
+  // The calibration maxima of numerics::run_float (its AbsMax keys) on `x`,
+  // measured by this float model (not quantised, no BatchNorm).
+  numerics::AbsMax calibration_stats(const numerics::FloatTensor& x);
   // Inference (eval mode, no gradients): logits [n, classes, 1, 1].
   numerics::FloatTensor forward(const numerics::FloatTensor& x);
   std::vector<std::int64_t> predict(const numerics::FloatTensor& x);
@@ -124,11 +127,21 @@ class Model {
   std::unique_ptr<Impl> impl_;
 };
 
+// numerics::quantize_network with the calibration's float run in LibTorch
+// (BM_Quantize: about 8x faster than the reference executor). The
+// exponents are the reference's: LibTorch's sums differ from run_float's in
+// the last bits, so when any maximum lies within kCalibrationMargin
+// (relative) of an exponent boundary the reference executor calibrates
+// instead (`exact_fallback` says so).
+inline constexpr double kCalibrationMargin = 1e-4;
+numerics::QNetwork quantize(const net::Network& net, const numerics::Decompositions& decomps,
+                            const numerics::FloatTensor& calibration, bool* exact_fallback = nullptr);
+
 // The accuracy oracle of the search: top-1 of the decomposed BFP8 network on
 // one batch of search images.
 struct OracleOptions {
-  std::int64_t batch = 128;        // images per query
-  std::int64_t calibration = 16;   // images calibrating the BFP8 exponents (search images, from the end)
+  std::int64_t batch = 128;       // images per query
+  std::int64_t calibration = 16;  // images calibrating the BFP8 exponents (search images, from the end)
   bool quantize = true;
 };
 

@@ -61,6 +61,16 @@ inline int block_exponent(double amax) {
   return e;
 }
 
+// How far amax is, relatively, from the nearest value at which
+// block_exponent changes (kMantissaMax·2^k): an executor whose float sums
+// differ in the last bits from run_float's may use its own maximum only
+// when this distance is well above its rounding error.
+inline double exponent_boundary_distance(double amax) {
+  if (!(amax > 0.0) || !std::isfinite(amax)) return 1.0;
+  const double k = std::round(std::log2(amax / kMantissaMax));
+  return std::fabs(amax / std::ldexp(static_cast<double>(kMantissaMax), static_cast<int>(k)) - 1.0);
+}
+
 // x as a mantissa at exponent e: saturate(⌊x / 2^e + ½⌋).
 inline std::int8_t quantize(double x, int e) {
   const double scaled = std::floor(std::ldexp(x, -e) + 0.5);
@@ -68,6 +78,20 @@ inline std::int8_t quantize(double x, int e) {
 }
 
 inline float dequantize(std::int64_t m, int e) { return static_cast<float>(std::ldexp(static_cast<double>(m), e)); }
+
+// The LibTorch fake-quant path's activation rounding, in place of five
+// tensor passes: y = clamp(⌊x·2^−e + ½⌋, relu ? 0 : −127, 127)·2^e with the
+// + ½ rounded in float32 as torch rounds it (x·2^−e is exact). It differs
+// from dequantize(quantize(x, e), e) only where float32 cannot hold x·2^−e
+// + ½ (|x·2^−e| within 2^−24 of a tie), as the fake-quant path always has.
+void fake_quantize(const float* x, float* y, std::int64_t n, int e, bool relu);
+
+// The group adder's input side in the fake-quant path: at each of
+// `positions`, y[j] = Σ_b fake_quantize(x[b·width + j], e) over `groups`
+// partials of `width` channels (channels-last), exact in any order because
+// the quantised partials are integers times 2^e.
+void fake_quantize_group_sum(const float* x, float* y, std::int64_t positions, std::int64_t groups, std::int64_t width,
+                             int e);
 
 // A bias in accumulator scale 2^e_acc (e_acc = weight exponent + input
 // exponent), as the int32 the requantiser adds: ⌊b / 2^e_acc + ½⌋ clamped to

@@ -49,8 +49,8 @@ struct QLayer {
   // Conv / Linear (Linear: one 1x1 stage over the flattened C·H·W input).
   td::Tau tau;
   std::vector<std::vector<QStage>> chunks;  // index a * g2 + b
-  int partial_exp = 0;                       // g2 > 1
-  std::vector<Requant> group_add;            // g2 > 1: [N] bias at partial scale, shift, relu
+  int partial_exp = 0;                      // g2 > 1
+  std::vector<Requant> group_add;           // g2 > 1: [N] bias at partial scale, shift, relu
 
   // Pools.
   net::PoolAttrs pool;
@@ -77,6 +77,12 @@ struct QuantizeOptions {
 // Calibrates exponents on `calibration` (a batch of float images) and
 // quantises. `decomps` gives the decomposed conv layers (others run whole).
 QNetwork quantize_network(const net::Network& net, const Decompositions& decomps, const FloatTensor& calibration,
+                          const QuantizeOptions& options = {});
+
+// The same from calibration statistics already measured (run_float's
+// AbsMax keys), so that a faster executor may measure them; the exponents
+// are block_exponent of each maximum, as above.
+QNetwork quantize_network(const net::Network& net, const Decompositions& decomps, const AbsMax& stats,
                           const QuantizeOptions& options = {});
 
 // Per-tensor quantisation of a float batch at exponent e.

@@ -1,0 +1,15 @@
+// Process-wide allocator settings for mixtd's executables.
+#pragma once
+
+namespace mixtd {
+
+// Keeps freed memory in the process instead of returning it to the kernel
+// (glibc: no mmap for large blocks, no heap trimming below 1 GiB). Every
+// LibTorch forward allocates its activation tensors afresh; with glibc's
+// defaults each one is mmapped, faulted in page by page and unmapped again,
+// about 1 M page faults a minute in bench_nn and a bimodal forward time
+// (50 or 90 ms on one core). For executables only: a library must not
+// change the allocator of the program that links it. A no-op elsewhere.
+void keep_freed_memory();
+
+}  // namespace mixtd
