@@ -89,30 +89,6 @@ class FakeSimulator : public search::Simulator {
   }
 };
 
-class RealSimulator : public search::Simulator {
- public:
-  explicit RealSimulator(int jobs) : jobs_(jobs) {}
-  std::vector<search::SimLabel> simulate(const std::vector<arch::Design>& ds) override {
-    std::vector<search::SimLabel> out;
-    for (const auto& r : sim::simulate_many(ds, {}, jobs_, 300)) {
-      search::SimLabel l;
-      l.ok = r.completed && r.interval > 0;
-      l.error = r.error;
-      if (l.ok) {
-        l.interval = static_cast<double>(r.interval);
-        l.latency = static_cast<double>(r.latency.front());
-        l.fps_batch1 = r.fps_batch1();
-        l.fps_peak = r.fps_peak();
-      }
-      out.push_back(l);
-    }
-    return out;
-  }
-
- private:
-  int jobs_;
-};
-
 arch::Design base_design(const std::string& net = "resnet18-fmnist:width=0.25", const std::string& dev = "zc706") {
   arch::Design d = arch::make_design(net::build_zoo(net, false), net, arch::load_device(dev), dev);
   d.clock_mhz = d.device.clock_mhz;
@@ -499,7 +475,7 @@ TEST(Search, ResultsDoNotDependOnJobsWithRealSystemC) {
   o.crossovers = 3;
   o.layer_drop = -1;
   FakeAccuracy a1, a2;
-  RealSimulator s1(1), s2(2);
+  search::SystemCSimulator s1(1, 300), s2(2, 300);
   const fs::path d1 = scratch("jobs1"), d2 = scratch("jobs2");
   const auto r1 = run(d1, o, a1, s1, false, "tiny");
   const auto r2 = run(d2, o, a2, s2, false, "tiny");

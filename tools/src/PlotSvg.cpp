@@ -5,15 +5,14 @@
 #include <cstdio>
 #include <limits>
 
+#include "SvgText.h"
+
 namespace mixtd::cli {
 
 namespace {
 
-std::string num(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.1f", v);
-  return b;
-}
+using svg::escape;
+using svg::num;
 
 std::string tick_label(double v, double step) {
   char b[32];
@@ -27,12 +26,6 @@ std::string tick_label(double v, double step) {
   else
     std::snprintf(b, sizeof b, "%.*f", std::max(0, static_cast<int>(std::ceil(-std::log10(step)))), v);
   return b;
-}
-
-std::string escape(const std::string& s) {
-  std::string o;
-  for (char c : s) o += c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;" : std::string(1, c);
-  return o;
 }
 
 // A "nice" tick step (1, 2 or 5 × 10^k) giving about 6 ticks over span.

@@ -6,15 +6,14 @@
 #include <limits>
 #include <vector>
 
+#include "SvgText.h"
+
 namespace mixtd::cli {
 
 namespace {
 
-std::string num(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.1f", v);
-  return b;
-}
+using svg::escape;
+using svg::num;
 
 std::string label(double v) {
   char b[32];
@@ -25,12 +24,6 @@ std::string label(double v) {
   else
     std::snprintf(b, sizeof b, "%g", v);
   return b;
-}
-
-std::string escape(const std::string& s) {
-  std::string o;
-  for (char c : s) o += c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;" : std::string(1, c);
-  return o;
 }
 
 }  // namespace

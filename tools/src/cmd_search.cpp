@@ -27,6 +27,7 @@
 #include "mixtd/search/Search.h"
 #include "mixtd/sim/Simulate.h"
 #include "mixtd/support/AtomicFile.h"
+#include "mixtd/support/Csv.h"
 #include "mixtd/support/Error.h"
 #include "mixtd/support/Rng.h"
 
@@ -60,53 +61,10 @@ class FidelitySource : public search::AccuracySource {
 };
 
 // SystemC in the worker pool: one child process per design.
-class PoolSimulator : public search::Simulator {
- public:
-  PoolSimulator(int jobs, double timeout_s) : jobs_(jobs), timeout_s_(timeout_s) {}
-  std::vector<search::SimLabel> simulate(const std::vector<arch::Design>& designs) override {
-    sim::SimOptions so;
-    so.frames = 3;
-    const auto rs = sim::simulate_many(designs, so, jobs_, timeout_s_);
-    std::vector<search::SimLabel> out;
-    for (const auto& r : rs) {
-      search::SimLabel l;
-      l.ok = r.completed && r.interval > 0 && !r.latency.empty();
-      l.error = r.completed ? (r.interval > 0 ? "" : "no interval") : r.error;
-      if (l.ok) {
-        l.interval = static_cast<double>(r.interval);
-        l.latency = static_cast<double>(r.latency.front());
-        l.fps_batch1 = r.fps_batch1();
-        l.fps_peak = r.fps_peak();
-      }
-      out.push_back(l);
-    }
-    return out;
-  }
-
- private:
-  int jobs_;
-  double timeout_s_;
-};
-
 std::string duration(double s) {
   if (s < 120) return fixed(s, 0) + " s";
   if (s < 7200) return fixed(s / 60, 1) + " min";
   return fixed(s / 3600, 1) + " h";
-}
-
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> f;
-  std::string cur;
-  for (char c : line) {
-    if (c == ',') {
-      f.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  f.push_back(cur);
-  return f;
 }
 
 double to_num(const std::string& s) { return s.empty() ? NAN : std::strtod(s.c_str(), nullptr); }
@@ -138,7 +96,7 @@ void write_plots(const std::filesystem::path& out, const search::SearchResult& r
   PlotSeries pred{"verified designs", "#1f77b4", {}, {}};
   std::vector<std::pair<double, double>> pts;
   while (std::getline(in, line)) {
-    const auto f = split_csv(line);
+    const auto f = split_csv_line(line);
     if (f.size() < 20) continue;
     const double fps = to_num(f[10]), acc = to_num(f[18]), sim = to_num(f[11]);
     const std::string& status = f[19];
@@ -177,22 +135,46 @@ void write_plots(const std::filesystem::path& out, const search::SearchResult& r
                                   {{"verified designs", "#1f77b4", pred.x, pred.y}}));
 }
 
-void show_progress(const search::GenerationStats& s, std::int64_t max_gen, double t_start, std::int64_t evals_start,
+// This session's progress (a resumed search's counters carry on from the
+// checkpoint, its rates are this session's).
+struct Progress {
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  bool resumed = false;
+  std::int64_t reports = 0, tried = 0;
+  double t_first = 0;  // at the first report
+  std::int64_t gen_first = 0, q_first = 0;
+};
+
+// One line per generation: best accuracy and its FPS, valid/tried,
+// evaluations per second, and the ETA to whichever limit comes first
+// (--generations, --max-queries, --time).
+void show_progress(const search::GenerationStats& s, std::int64_t max_gen, const search::SearchOptions& o, Progress& p,
                    bool tty) {
-  const double t = s.seconds - t_start;
-  static std::int64_t evals = 0;
-  evals += s.tried;
-  const double rate = t > 0 ? static_cast<double>(evals - evals_start) / t : 0;
-  const double per_gen = s.generation > 0 ? s.seconds / static_cast<double>(s.generation + 1) : 0;
-  const double eta = per_gen * static_cast<double>(std::max<std::int64_t>(0, max_gen - s.generation - 1));
+  const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - p.start).count();
+  if (p.reports++ == 0) p.t_first = t, p.gen_first = s.generation, p.q_first = s.queries;
+  p.tried += s.tried;
+  const double rate = t > 0 ? static_cast<double>(p.tried) / t : 0;
+  // Per generation and per query from the second report on (the first
+  // generation also carries the pre-filter), else from the start.
+  const double span = t - p.t_first;
+  const double per_gen =
+      p.reports > 1 && s.generation > p.gen_first ? span / static_cast<double>(s.generation - p.gen_first) : t;
+  const double qrate = p.reports > 1 && span > 0 ? static_cast<double>(s.queries - p.q_first) / span
+                       : !p.resumed && t > 0     ? static_cast<double>(s.queries) / t
+                                                 : 0;
+  double eta = per_gen * static_cast<double>(std::max<std::int64_t>(0, max_gen - s.generation - 1));
+  if (o.max_queries > 0 && qrate > 0)
+    eta = std::min(eta, static_cast<double>(std::max<std::int64_t>(0, o.max_queries - s.queries)) / qrate);
+  if (o.time_s > 0) eta = std::min(eta, std::max(0.0, o.time_s - s.seconds));
   std::string l = "gen " + std::to_string(s.generation) + "/" + std::to_string(max_gen) + "  best " +
                   (s.best_accuracy >= 0 ? fixed(100 * s.best_accuracy, 2) + "% @ " + fixed(s.best_fps, 0) + " FPS"
                                         : std::string("-"));
   if (s.best_verified_accuracy >= 0) l += " (verified " + fixed(100 * s.best_verified_accuracy, 2) + "%)";
   l += "  valid " + std::to_string(s.valid) + "/" + std::to_string(s.tried) + "  " + fixed(rate, 1) + " eval/s";
+  if (o.max_queries > 0) l += "  queries " + std::to_string(s.queries) + "/" + std::to_string(o.max_queries);
   if (s.hypervolume >= 0) l += "  HV " + fixed(s.hypervolume, 4);
   if (s.forest_mape >= 0) l += "  forest " + fixed(100 * s.forest_mape, 1) + "% err";
-  l += "  ETA ≤ " + duration(eta);
+  if (p.reports > 1) l += "  ETA ≤ " + duration(eta);  // the first generation also carries the pre-filter
   std::fprintf(stderr, tty ? "\r%s\x1b[K" : "%s\n", l.c_str());
   std::fflush(stderr);
 }
@@ -371,16 +353,15 @@ Run add_search(CLI::App& app) {
       cached = std::make_unique<CachedAccuracy>(*source, a->query_cache, key);
     }
     search::AccuracySource& accuracy = cached ? static_cast<search::AccuracySource&>(*cached) : *source;
-    PoolSimulator simulator(a->jobs, a->sim_timeout);
+    search::SystemCSimulator simulator(a->jobs, a->sim_timeout);
 
     const bool tty = ::isatty(2) != 0;
-    double t_start = -1;
-    std::int64_t evals_start = 0;
+    Progress progress;
+    progress.resumed = a->resume;
     search::SearchCallbacks cb;
     cb.log = [tty](const std::string& l) { std::fprintf(stderr, tty ? "\r%s\x1b[K\n" : "%s\n", l.c_str()); };
     cb.on_generation = [&](const search::GenerationStats& s, std::int64_t max_gen) {
-      if (t_start < 0) t_start = s.seconds > 0 && s.generation > 0 ? s.seconds : 0;
-      show_progress(s, max_gen, t_start, evals_start, tty);
+      show_progress(s, max_gen, o, progress, tty);
     };
     const std::filesystem::path out = a->out;
     const auto t0 = std::chrono::steady_clock::now();
@@ -476,7 +457,7 @@ Run add_search(CLI::App& app) {
       double hw = 0, simt = 0, acc = 0;
       std::int64_t rows = 0;
       while (std::getline(in, line)) {
-        const auto f = split_csv(line);
+        const auto f = split_csv_line(line);
         if (f.size() < 5) continue;
         hw += to_num(f[2]);
         simt += to_num(f[3]);

@@ -71,11 +71,17 @@ void Engine::run_greedy() {
       break;
     }
     // The next move: in every layer, the least sensitive candidate of the
-    // next MAC-ratio bin below the current one that still fits the budget;
-    // of those, the least sensitive.
-    double best_s = 0;
-    std::size_t best_layer = layers.size();
-    std::int32_t best_k = -1;
+    // next MAC-ratio bin below the current one; of those, the least
+    // sensitive that fits the budget, or, when none does, the least
+    // sensitive of all: a design may have to pass through over-budget ones
+    // (a grouped or barely compressed layer can need more on-chip memory
+    // than the solver's budget until the next layers shrink). Every move
+    // lowers one layer's bin, so the walk ends.
+    struct Move {
+      double s = 0;
+      std::size_t layer = 0;
+      std::int32_t k = -1;
+    } fitting, any;
     for (std::size_t i = 0; i < layers.size(); ++i) {
       const auto& c = layers[i].candidates;
       const long cur = bin_of(c[static_cast<std::size_t>(state[i])].mac_ratio);
@@ -88,20 +94,18 @@ void Engine::run_greedy() {
         Genome next_state = state;
         next_state[i] = static_cast<std::int32_t>(k);
         const HardwareEval& e = hw_->evaluate(next_state, o_.target_fps);
-        if (e.solved && !e.fits) continue;
         const double s =
             prefiltered ? base - st_.prefilter[i][original(i, k)] : sensitivity(i, static_cast<std::int32_t>(k));
-        if (best_k < 0 || s < best_s) {
-          best_s = s;
-          best_layer = i;
-          best_k = static_cast<std::int32_t>(k);
-        }
+        const Move mv{s, i, static_cast<std::int32_t>(k)};
+        if (any.k < 0 || s < any.s) any = mv;
+        if ((!e.solved || e.fits) && (fitting.k < 0 || s < fitting.s)) fitting = mv;
       }
     }
-    if (best_k < 0)
-      st_.stop_reason = "greedy: no layer can be compressed further within the budget and the target is not met";
+    const Move& mv = fitting.k >= 0 ? fitting : any;
+    if (mv.k < 0)
+      st_.stop_reason = "greedy: every layer is at its smallest candidate and the target is not met";
     else
-      state[best_layer] = best_k;
+      state[mv.layer] = mv.k;
     st_.population = {{state, 0, 0, 0}};
     GenerationStats s = stats(g, outcomes, {m});
     s.batch = 0;

@@ -13,6 +13,7 @@
 
 #include "mixtd/search/Solver.h"
 #include "mixtd/sim/Simulate.h"
+#include "mixtd/support/Csv.h"
 #include "mixtd/support/Error.h"
 #include "mixtd/td/Candidates.h"
 
@@ -43,20 +44,7 @@ std::string field(std::string s) {
   return s;
 }
 
-std::vector<std::string> split(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : line) {
-    if (c == ',') {
-      out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  out.push_back(cur);
-  return out;
-}
+std::vector<std::string> split(const std::string& line) { return split_csv_line(line); }
 
 std::string join(const std::vector<std::string>& v) {
   std::string s;

@@ -54,6 +54,19 @@ class Simulator {
   virtual std::vector<SimLabel> simulate(const std::vector<arch::Design>& designs) = 0;
 };
 
+// The Simulator of `mixtd search`: sim::simulate_many with `jobs` worker
+// processes, each design stopped after `timeout_s`; a design that does not
+// complete, or completes without an interval, is a label with its error.
+class SystemCSimulator : public Simulator {
+ public:
+  SystemCSimulator(int jobs, double timeout_s) : jobs_(jobs), timeout_s_(timeout_s) {}
+  std::vector<SimLabel> simulate(const std::vector<arch::Design>& designs) override;
+
+ private:
+  int jobs_;
+  double timeout_s_;
+};
+
 enum class Strategy { Evolution, Random, Greedy, Uniform };
 Strategy parse_strategy(const std::string& s);  // throws naming the legal values
 std::string to_string(Strategy s);
