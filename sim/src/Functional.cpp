@@ -11,15 +11,21 @@
 namespace mixtd::sim {
 
 numerics::QNetwork quantise(const arch::Design& design, std::uint64_t seed) {
-  // design.yaml loads zoo networks without weights (the hardware figures do
-  // not need them); data does: zoo weights are seeded, so regenerate them.
+  // design.yaml loads its network without weights (the hardware figures do
+  // not need them); data does: load them from the network's file (.onnx, or
+  // .yaml with its .weights), or regenerate a zoo network's seeded ones.
   arch::Design with;
   const arch::Design* dp = &design;
   if (!design.network.has_weights()) {
-    require(!std::filesystem::exists(design.network_spec),
-            "simulate --functional: network '" + design.network_spec + "' carries no weights");
     with = design;
     with.network = net::load_network(design.network_spec, true);
+    require(with.network.has_weights(),
+            "network '" + design.network_spec +
+                "' carries no weights: name a network with weights in the design (an .onnx, a .yaml with its "
+                ".weights file, or a zoo network, whose weights are seeded)");
+    require(with.network.same_structure(design.network),
+            "network '" + design.network_spec + "' did not load as the design's network");
+    with.network.fold_batchnorm();
     dp = &with;
   }
   const arch::Design& d = *dp;

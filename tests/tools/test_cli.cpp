@@ -251,6 +251,20 @@ TEST(Cli, PredictorMeetsTheAccuracyGoalOnHeldOutDesigns) {
 
 // mixtd search: every bad input is one clear line and a non-zero exit, before
 // any work is done (issue 19, "Bad input").
+// A user's trained network reaches the data-carrying models: a design
+// solved from the shipped .onnx simulates functionally on its weights
+// (issue 20, part 0; it used to stop with "carries no weights"), and a YAML
+// network without weights is refused naming what would do.
+TEST(Cli, UsersOnnxSimulatesWithItsWeights) {
+  const std::string onnx = std::string(MIXTD_SOURCE_DIR) + "/configs/networks/resnet18-fmnist-w0.25.onnx";
+  const fs::path d = scratch("users-onnx.yaml");
+  const Result solve = run("solve " + onnx + " --device zc706 -o " + d.string());
+  ASSERT_EQ(solve.code, 0) << solve.out;
+  const Result sim = run("simulate " + d.string() + " --functional");
+  EXPECT_EQ(sim.code, 0) << sim.out;
+  EXPECT_THAT(sim.out, HasSubstr("identical to the integer golden executor"));
+}
+
 TEST(Cli, SearchRefusesBadInputWithOneClearLine) {
   const std::string net = "resnet18-fmnist:width=0.25 --weights " + std::string(MIXTD_SOURCE_DIR) +
                           "/configs/networks/resnet18-fmnist-w0.25.onnx --device zc706";
