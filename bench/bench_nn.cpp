@@ -6,6 +6,7 @@
 #include <benchmark/benchmark.h>
 
 #include <filesystem>
+#include <memory>
 
 #include "mixtd/net/Onnx.h"
 #include "mixtd/net/Zoo.h"
@@ -53,7 +54,8 @@ nn::Taus taus(const net::Network& n, std::int64_t k) {
 
 struct Fixture {
   net::Network net = network();
-  nn::AccuracyOracle oracle{net, search_set(), {128, 16, true}};
+  // No prefix cache: every iteration does a query's whole work (the τ repeat).
+  nn::AccuracyOracle oracle{net, search_set(), {128, 16, true, 0}};
   Fixture() {
     nn::set_threads(1);
     for (std::int64_t k = 0; k < 4; ++k) oracle.cache().decompose(taus(net, k));  // SVDs computed once
@@ -134,6 +136,28 @@ BENCHMARK(BM_QueryCandidateTaus)
     ->Arg(static_cast<int>(td::TdType::SvdSpatial))
     ->Arg(static_cast<int>(td::TdType::Cpd))
     ->Unit(benchmark::kMillisecond);
+
+// The pre-filter's queries (each layer's candidates alone, in order) with
+// the prefix cache off (0) and on (1): a one-layer change reruns only the
+// network from that layer's block on.
+void BM_PrefilterQueries(benchmark::State& state) {
+  auto& f = fixture();
+  nn::OracleOptions o{128, 16, true, state.range(0) ? 1024 : 0};
+  static std::unique_ptr<nn::AccuracyOracle> oracles[2];  // one per setting, kept across repetitions
+  auto& oracle = oracles[state.range(0)];
+  if (!oracle) oracle = std::make_unique<nn::AccuracyOracle>(f.net, f.oracle.search(), o);
+  std::vector<nn::Taus> genomes;
+  for (const auto& l : f.net.layers) {
+    const auto c = td::layer_candidates(l);
+    for (std::size_t k = 0; k + 1 < c.size() && k < 6; ++k)
+      if (c[k].type != td::TdType::Cpd) genomes.push_back({{l.name, c[k]}});
+  }
+  for (const auto& t : genomes) oracle->cache().decompose(t);
+  std::size_t k = 0;
+  for (auto _ : state) benchmark::DoNotOptimize(oracle->query(genomes[k++ % genomes.size()], 0));
+  state.counters["hits"] = static_cast<double>(oracle->prefix_hits());
+}
+BENCHMARK(BM_PrefilterQueries)->ArgName("cache")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

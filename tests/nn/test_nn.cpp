@@ -354,6 +354,42 @@ TEST(Oracle, FastQueryKeepsThePreviousTop1) {
   }
 }
 
+// The prefix cache changes nothing but the time: queries that share their
+// first layers' τ (the pre-filter's one-layer changes, a mutation's
+// unchanged head) give what an oracle without the cache gives, and do hit.
+TEST(Oracle, PrefixCacheGivesTheSameAnswers) {
+  net::Network n = net::build_zoo("resnet18-fmnist:width=0.25", true);
+  nn::Dataset ds;
+  ds.c = 1;
+  ds.h = ds.w = 28;
+  Rng rng(5);
+  for (int i = 0; i < 80; ++i) {
+    for (int k = 0; k < 28 * 28; ++k) ds.images.push_back(static_cast<float>(rng.normal()));
+    ds.labels.push_back(i % 10);
+  }
+  nn::OracleOptions with{32, 16, true}, without{32, 16, true};
+  without.prefix_cache_mb = 0;
+  nn::AccuracyOracle cached(n, ds, with), plain(n, ds, without);
+  std::vector<std::string> convs;
+  for (const auto& l : n.layers)
+    if (td::is_decomposable(l)) convs.push_back(l.name);
+  nn::Taus parent;
+  for (const auto& c : convs) parent[c] = td::layer_candidates(*n.find(c)).front();
+  std::vector<nn::Taus> queries = {{}, parent};
+  for (std::size_t i : {std::size_t{3}, convs.size() - 1, std::size_t{8}}) {  // one layer changed
+    nn::Taus t;
+    t[convs[i]] = td::layer_candidates(*n.find(convs[i]))[1];
+    queries.push_back(t);
+    nn::Taus child = parent;  // a child differing from its parent late
+    child[convs[i]] = td::layer_candidates(*n.find(convs[i])).back();
+    queries.push_back(child);
+  }
+  for (std::size_t k = 0; k < queries.size(); ++k)
+    for (std::int64_t b : {0, 1}) EXPECT_EQ(cached.query(queries[k], b), plain.query(queries[k], b)) << k << " " << b;
+  EXPECT_GT(cached.prefix_hits(), 6);
+  EXPECT_EQ(plain.prefix_hits(), 0);
+}
+
 // The fidelity proxy: 1 for τ that changes nothing, lower the more the
 // logits move, the same answer for the same (τ, batch), and reproducible.
 TEST(Fidelity, ScoresTheLogitErrorOnSeededInputs) {

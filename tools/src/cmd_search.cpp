@@ -227,7 +227,7 @@ Run add_search(CLI::App& app) {
                                            types = "mixed", groups = "paper", strategy = "evolution",
                                            data_dir = nn::kFmnistDir;
     search::SearchOptions o;
-    std::int64_t batch = 0, calib = 16, finetune_epochs = 1, finetune_images = 10000;
+    std::int64_t batch = 0, calib = 16, finetune_epochs = 1, finetune_images = 10000, prefix_cache_mb = 1024;
     double finetune_lr = 5e-4;
     int jobs = 0, threads = 1;
     double sim_timeout = 600;
@@ -256,6 +256,10 @@ Run add_search(CLI::App& app) {
   cmd->add_option("--data-dir", a->data_dir, "folder of Fashion-MNIST's gzipped IDX files")->capture_default_str();
   cmd->add_option("--batch", a->batch, "images per accuracy query (default: 128 for top1, 16 for fidelity)");
   cmd->add_option("--calib", a->calib, "images calibrating the BFP8 exponents")->capture_default_str();
+  cmd->add_option("--prefix-cache", a->prefix_cache_mb,
+                  "MB of earlier queries' values at block boundaries, so that a query sharing its first layers' τ "
+                  "starts after them (top1; 0: off; answers unchanged)")
+      ->capture_default_str();
   cmd->add_option("--population", a->o.population, "|P|")->capture_default_str();
   cmd->add_option("--mutations", a->o.mutations, "mutation children per generation")->capture_default_str();
   cmd->add_option("--crossovers", a->o.crossovers, "crossover children per generation")->capture_default_str();
@@ -332,6 +336,8 @@ Run add_search(CLI::App& app) {
     require(a->threads >= 1 && a->threads <= 256, "--threads " + std::to_string(a->threads) + ": legal 1..256");
     require(a->batch >= 0 && a->batch <= 4096, "--batch " + std::to_string(a->batch) + ": legal 1..4096");
     require(a->calib >= 1 && a->calib <= 100000, "--calib " + std::to_string(a->calib) + ": legal 1..100000");
+    require(a->prefix_cache_mb >= 0 && a->prefix_cache_mb <= 1048576,
+            "--prefix-cache " + std::to_string(a->prefix_cache_mb) + ": legal 0..1048576 (MB)");
     require(a->finetune_epochs >= 0 && a->finetune_epochs <= 1000,
             "--finetune-epochs " + std::to_string(a->finetune_epochs) + ": legal 0..1000");
     require(a->sim_timeout > 0, "--sim-timeout must be positive");
@@ -373,6 +379,7 @@ Run add_search(CLI::App& app) {
       oo.batch = a->batch > 0 ? a->batch : 128;
       settings["--batch"] = std::to_string(oo.batch);
       oo.calibration = a->calib;
+      oo.prefix_cache_mb = a->prefix_cache_mb;
       source = std::make_unique<TopOneSource>(n, data->search, oo);
     } else {
       nn::FidelityOptions fo;
@@ -451,7 +458,7 @@ Run add_search(CLI::App& app) {
                 << "% of the device at most)\n";
       if (a->accuracy == "top1" && data) {
         // The answer on the full test set, before and after a short fine-tune.
-        nn::AccuracyOracle oracle(n, data->search, {a->batch > 0 ? a->batch : 128, a->calib, true});
+        nn::AccuracyOracle oracle(n, data->search, {a->batch > 0 ? a->batch : 128, a->calib, true, 0});
         nn::Taus taus;
         for (const auto& [name, m] : r.best_design.layers)
           if (m.tau.decomposed()) taus[name] = m.tau;

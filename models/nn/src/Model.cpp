@@ -7,7 +7,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <iostream>
+#include <list>
+#include <unordered_map>
 
 #include "mixtd/numerics/Bfp8.h"
 #include "mixtd/support/Error.h"
@@ -246,10 +249,24 @@ struct Model::Impl : torch::nn::Module {
   }
 
   Tensor forward(const Tensor& input) {
+    std::vector<Tensor> vals = start(input);
+    return run_from(vals, 0, {});
+  }
+
+  // The value slots before op 0: the (quantised) input.
+  std::vector<Tensor> start(const Tensor& input) {
     std::vector<Tensor> vals(ops.size() + 1);
     vals[0] = quant ? quant_act(input, input_exp, false) : input;
     record(net.input_name, input);
-    for (std::size_t i = 0; i < ops.size(); ++i) {
+    return vals;
+  }
+
+  // Runs ops [first, end) on `vals` (slot 0: the input, slot i + 1: op i's
+  // output; the slots live_at[first] must be set) and returns the output.
+  // `cut`, if set, sees vals after each op (for the prefix cache).
+  using CutHook = std::function<void(std::size_t next_op, const std::vector<Tensor>& vals)>;
+  Tensor run_from(std::vector<Tensor>& vals, std::size_t first, const CutHook& cut) {
+    for (std::size_t i = first; i < ops.size(); ++i) {
       Op& op = ops[i];
       const Tensor& x = vals[static_cast<std::size_t>(op.in_idx[0])];
       const bool fused = quant && op.ql && op.ql->relu;
@@ -304,8 +321,23 @@ struct Model::Impl : torch::nn::Module {
       }
       record(op.layer->name, y);
       vals[i + 1] = y;
+      if (cut) cut(i + 1, vals);
     }
     return vals[static_cast<std::size_t>(output_slot)];
+  }
+
+  // live_at[c]: the slots produced before op c that op c or a later one (or
+  // the output) reads.
+  std::vector<std::vector<int>> live_at;
+  void compute_live() {
+    std::vector<std::size_t> last(ops.size() + 1, 0);
+    for (std::size_t i = 0; i < ops.size(); ++i)
+      for (int s : ops[i].in_idx) last[static_cast<std::size_t>(s)] = std::max(last[static_cast<std::size_t>(s)], i);
+    last[static_cast<std::size_t>(output_slot)] = ops.size();
+    live_at.assign(ops.size() + 1, {});
+    for (std::size_t c = 0; c <= ops.size(); ++c)
+      for (std::size_t s = 0; s <= c && s < last.size(); ++s)
+        if (last[s] >= c && (s > 0 || c == 0 || last[0] >= c)) live_at[c].push_back(static_cast<int>(s));
   }
 
   Tensor forward_images(const numerics::FloatTensor& x) {
@@ -490,8 +522,14 @@ Model::Model(const net::Network& net_in, const numerics::Decompositions* decomps
   require(outs.size() == 1,
           "network '" + m.net.name + "': a Model needs exactly one output, got " + std::to_string(outs.size()));
   m.output_slot = slot.at(outs[0]);
+  m.compute_live();
   m.eval();
 }
+
+struct ModelAccess {
+  using Impl = Model::Impl;
+  static Impl& impl(Model& m) { return *m.impl_; }
+};
 
 Model::~Model() = default;
 Model::Model(Model&&) noexcept = default;
@@ -747,19 +785,72 @@ numerics::Decompositions DecompositionCache::decompose(const Taus& taus) {
   return out;
 }
 
+// Values of a network at a cut between two ops, for the τ of every conv
+// before the cut: a query whose τ agree with an earlier one's up to a cut
+// starts there (the pre-filter changes one layer; a mutation child keeps
+// its parent's first layers). Exact: the ops after the cut run on the very
+// tensors they would have computed. Least recently used entries leave
+// first once the cache holds more than its budget.
+struct OraclePrefixCache {
+  struct Entry {
+    std::vector<std::pair<int, Tensor>> live;  // (slot, value)
+    numerics::AbsMax stats;                    // calibration entries: the maxima of the ops before the cut
+    std::size_t bytes = 0;
+    std::list<std::string>::iterator age;
+  };
+  std::unordered_map<std::string, Entry> entries;
+  std::list<std::string> ages;  // most recent first
+  std::size_t bytes = 0, budget = 0;
+  std::int64_t hits = 0, misses = 0;
+
+  const Entry* find(const std::string& key) {
+    auto it = entries.find(key);
+    if (it == entries.end()) return nullptr;
+    ages.splice(ages.begin(), ages, it->second.age);
+    return &it->second;
+  }
+  void put(const std::string& key, Entry e) {
+    if (budget == 0 || entries.count(key) || e.bytes > budget) return;
+    while (bytes + e.bytes > budget && !ages.empty()) {
+      auto it = entries.find(ages.back());
+      bytes -= it->second.bytes;
+      entries.erase(it);
+      ages.pop_back();
+    }
+    ages.push_front(key);
+    e.age = ages.begin();
+    bytes += e.bytes;
+    entries.emplace(key, std::move(e));
+  }
+};
+
 AccuracyOracle::AccuracyOracle(net::Network net, Dataset search, OracleOptions options)
-    : cache_(std::move(net)), search_(std::move(search)), options_(options) {
+    : cache_(std::move(net)),
+      search_(std::move(search)),
+      options_(options),
+      prefix_(std::make_unique<OraclePrefixCache>()) {
   require(options_.batch >= 1 && options_.batch <= search_.size(),
           "oracle batch " + std::to_string(options_.batch) + ": legal 1.." + std::to_string(search_.size()));
   require(
       options_.calibration >= 1 && options_.calibration <= search_.size(),
       "oracle calibration " + std::to_string(options_.calibration) + ": legal 1.." + std::to_string(search_.size()));
+  require(options_.prefix_cache_mb >= 0 && options_.prefix_cache_mb <= (1 << 20),
+          "oracle prefix cache " + std::to_string(options_.prefix_cache_mb) + " MB: legal 0..1048576");
   calib_ = search_.batch(search_.size() - options_.calibration, options_.calibration);
+  prefix_->budget = static_cast<std::size_t>(options_.prefix_cache_mb) << 20;
 }
+
+AccuracyOracle::~AccuracyOracle() = default;
 
 numerics::QNetwork quantize(const net::Network& net, const numerics::Decompositions& decomps,
                             const numerics::FloatTensor& calibration, bool* exact_fallback) {
   numerics::AbsMax stats = Model(net, &decomps).calibration_stats(calibration);
+  return quantize_from_stats(net, decomps, calibration, stats, exact_fallback);
+}
+
+numerics::QNetwork quantize_from_stats(const net::Network& net, const numerics::Decompositions& decomps,
+                                       const numerics::FloatTensor& calibration, const numerics::AbsMax& stats,
+                                       bool* exact_fallback) {
   bool near = false;
   for (const auto& [key, amax] : stats) near = near || numerics::exponent_boundary_distance(amax) < kCalibrationMargin;
   if (exact_fallback) *exact_fallback = near;
@@ -778,13 +869,102 @@ Model AccuracyOracle::build(const Taus& taus) {
   return Model(cache_.network(), &d, &q);
 }
 
+std::int64_t AccuracyOracle::prefix_hits() const { return prefix_->hits; }
+std::int64_t AccuracyOracle::prefix_misses() const { return prefix_->misses; }
+
+namespace {
+
+// The prefix keys: keys[c] names the τ of every conv before op c.
+std::vector<std::string> prefix_keys(const net::Network& net, const Taus& taus) {
+  std::vector<std::string> keys(net.layers.size() + 1);
+  std::string k;
+  for (std::size_t i = 0; i < net.layers.size(); ++i) {
+    const auto& l = net.layers[i];
+    if (l.kind == net::LayerKind::Conv2d) {
+      auto it = taus.find(l.name);
+      if (it != taus.end() && it->second.decomposed()) k += l.name + "=" + it->second.str() + ";";
+    }
+    keys[i + 1] = k;
+  }
+  return keys;
+}
+
+}  // namespace
+
+// Runs `m` on `input` from the latest cut whose values the cache holds under
+// `tag` + prefix key, storing the cuts after it; with `stats`, the float
+// calibration run (the cache keeps each cut's maxima so far too).
+Tensor run_cached(OraclePrefixCache& cache, Model& m, const Tensor& input, const std::vector<std::string>& keys,
+                  const std::string& tag, numerics::AbsMax* stats) {
+  auto& im = ModelAccess::impl(m);
+  im.eval();
+  const std::size_t n_ops = im.ops.size();
+  // Cuts worth keeping: one live tensor (block boundaries), not the ends.
+  auto cut_ok = [&](std::size_t c) { return c >= 1 && c < n_ops && im.live_at[c].size() == 1; };
+  std::vector<Tensor> vals;
+  std::size_t first = 0;
+  for (std::size_t c = n_ops; c-- > 1;) {
+    if (!cut_ok(c)) continue;
+    if (const auto* e = cache.find(tag + std::to_string(c) + "|" + keys[c])) {
+      vals.assign(n_ops + 1, Tensor{});
+      for (const auto& [slot, t] : e->live) vals[static_cast<std::size_t>(slot)] = t;
+      if (stats) *stats = e->stats;
+      first = c;
+      break;
+    }
+  }
+  (first > 0 ? cache.hits : cache.misses) += 1;
+  im.stats = stats;
+  struct Reset {
+    ModelAccess::Impl& m;
+    ~Reset() { m.stats = nullptr; }
+  } reset{im};
+  if (first == 0) vals = im.start(input);
+  return im.run_from(vals, first, [&](std::size_t c, const std::vector<Tensor>& v) {
+    if (!cut_ok(c) || cache.budget == 0) return;
+    OraclePrefixCache::Entry e;
+    for (int slot : im.live_at[c]) {
+      const Tensor& t = v[static_cast<std::size_t>(slot)];
+      e.live.emplace_back(slot, t);
+      e.bytes += static_cast<std::size_t>(t.numel()) * t.element_size();
+    }
+    if (stats) e.stats = *stats;
+    cache.put(tag + std::to_string(c) + "|" + keys[c], std::move(e));
+  });
+}
+
 double AccuracyOracle::query(const Taus& taus, std::int64_t index) {
-  Model m = build(taus);
   const std::int64_t begin = index * options_.batch;
   require(index >= 0 && begin + options_.batch <= search_.size(),
           "oracle batch index " + std::to_string(index) + ": legal 0.." +
               std::to_string(search_.size() / options_.batch - 1));
-  return m.accuracy(search_, begin, options_.batch, options_.batch);
+  c10::InferenceMode guard;
+  const auto& net = cache_.network();
+  const auto d = cache_.decompose(taus);
+  const auto keys = prefix_keys(net, taus);
+  const auto x = search_.batch(begin, options_.batch);
+  auto images = [](const numerics::FloatTensor& f) {
+    return to_torch(f).contiguous(torch::MemoryFormat::ChannelsLast);
+  };
+  Tensor logits;
+  if (!options_.quantize) {
+    Model m(net, &d);
+    logits = run_cached(*prefix_, m, images(x), keys, "f" + std::to_string(index) + "|", nullptr);
+  } else {
+    numerics::AbsMax stats;
+    {
+      Model fm(net, &d);
+      run_cached(*prefix_, fm, images(calib_), keys, "c|", &stats);
+    }
+    const auto q = quantize_from_stats(net, d, calib_, stats);
+    Model m(net, &d, &q);
+    logits = run_cached(*prefix_, m, images(x), keys, "q" + std::to_string(index) + "|", nullptr);
+  }
+  Tensor pred = logits.reshape({x.n, -1}).argmax(1).contiguous();
+  std::int64_t correct = 0;
+  const auto* p = pred.data_ptr<std::int64_t>();
+  for (std::int64_t i = 0; i < x.n; ++i) correct += p[i] == search_.labels[static_cast<std::size_t>(begin + i)];
+  return static_cast<double>(correct) / static_cast<double>(x.n);
 }
 
 void set_threads(int threads) { torch::set_num_threads(threads); }

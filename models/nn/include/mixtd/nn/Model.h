@@ -123,6 +123,7 @@ class Model {
   std::int64_t parameter_count() const;
 
  private:
+  friend struct ModelAccess;  // the oracle's prefix cache (Model.cpp)
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
@@ -136,6 +137,11 @@ class Model {
 inline constexpr double kCalibrationMargin = 1e-4;
 numerics::QNetwork quantize(const net::Network& net, const numerics::Decompositions& decomps,
                             const numerics::FloatTensor& calibration, bool* exact_fallback = nullptr);
+// The same from maxima already measured on `calibration` by the LibTorch
+// float model (Model::calibration_stats); `calibration` is for the fallback.
+numerics::QNetwork quantize_from_stats(const net::Network& net, const numerics::Decompositions& decomps,
+                                       const numerics::FloatTensor& calibration, const numerics::AbsMax& stats,
+                                       bool* exact_fallback = nullptr);
 
 // The accuracy oracle of the search: top-1 of the decomposed BFP8 network on
 // one batch of search images.
@@ -143,11 +149,18 @@ struct OracleOptions {
   std::int64_t batch = 128;       // images per query
   std::int64_t calibration = 16;  // images calibrating the BFP8 exponents (search images, from the end)
   bool quantize = true;
+  // Memory for the values at block boundaries of earlier queries, so that a
+  // query whose first layers' τ match an earlier one's starts after them
+  // (0: off). Answers are the same either way.
+  std::int64_t prefix_cache_mb = 1024;
 };
+
+struct OraclePrefixCache;  // Model.cpp
 
 class AccuracyOracle {
  public:
   AccuracyOracle(net::Network net, Dataset search, OracleOptions options = {});
+  ~AccuracyOracle();
   // Top-1 on search batch `index` (images [index·batch, (index+1)·batch)).
   double query(const Taus& taus, std::int64_t index = 0);
   // The model a query runs (decomposed, quantised unless options say not).
@@ -157,12 +170,17 @@ class AccuracyOracle {
   DecompositionCache& cache() { return cache_; }
   const Dataset& search() const { return search_; }
   const OracleOptions& options() const { return options_; }
+  // Runs that started after a cached prefix, and those that did not (a
+  // quantised query is two runs: calibration and the batch).
+  std::int64_t prefix_hits() const;
+  std::int64_t prefix_misses() const;
 
  private:
   DecompositionCache cache_;
   Dataset search_;
   OracleOptions options_;
   numerics::FloatTensor calib_;
+  std::unique_ptr<OraclePrefixCache> prefix_;
 };
 
 // LibTorch's intra-op threads (torch::set_num_threads).
