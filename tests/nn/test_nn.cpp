@@ -416,6 +416,11 @@ TEST(Fidelity, ScoresTheLogitErrorOnSeededInputs) {
   const double q0 = q.query({}, 0);
   EXPECT_LT(q0, 1.0);
   EXPECT_GT(q0, q.query({{"conv2", {td::TdType::SvdFilter, 1, 1, 1}}}, 0));
+  // The prefix cache changes nothing: an oracle without it agrees.
+  nn::FidelityOracle no_cache(n, {8, 3, false, 4, 0});
+  for (std::int64_t b : {0, 1})
+    EXPECT_EQ(no_cache.query({{"conv2", {td::TdType::SvdFilter, 1, 1, 1}}}, b),
+              o.query({{"conv2", {td::TdType::SvdFilter, 1, 1, 1}}}, b));
   EXPECT_NE(error_of([&] { o.query({}, -1); }).find("batch index -1"), std::string::npos);
   EXPECT_NE(error_of([&] { nn::FidelityOracle(n, {0, 0, false, 4}); }).find("fidelity batch 0"), std::string::npos);
 }

@@ -9,7 +9,8 @@
 
 namespace mixtd::nn {
 
-FidelityOracle::FidelityOracle(net::Network net, FidelityOptions options) : cache_(std::move(net)), options_(options) {
+FidelityOracle::FidelityOracle(net::Network net, FidelityOptions options)
+    : cache_(std::move(net)), options_(options), prefix_(options.prefix_cache_mb) {
   require(options_.batch >= 1 && options_.batch <= 4096,
           "fidelity batch " + std::to_string(options_.batch) + ": legal 1..4096");
   require(options_.calibration >= 1 && options_.calibration <= 4096,
@@ -42,12 +43,25 @@ FidelityMeasure FidelityOracle::measure(const Taus& taus, std::int64_t index) {
           "fidelity batch index " + std::to_string(index) + ": legal 0.." + std::to_string(kBatches - 1));
   const numerics::FloatTensor& z = reference(index);
   const auto d = cache_.decompose(taus);
+  const auto& net = cache_.network();
+  const auto keys = PrefixCache::keys(net, taus);
+  if (index != last_index_) {
+    last_inputs_ = inputs(index, options_.batch);
+    last_index_ = index;
+  }
   numerics::FloatTensor y;
   if (options_.quantize) {
-    const auto q = nn::quantize(cache_.network(), d, calib_);
-    y = Model(cache_.network(), &d, &q).forward(inputs(index, options_.batch));
+    numerics::AbsMax stats;
+    {
+      Model fm(net, &d);
+      prefix_.run(fm, calib_, keys, "c|", &stats);
+    }
+    const auto q = quantize_from_stats(net, d, calib_, stats);
+    Model m(net, &d, &q);
+    y = prefix_.run(m, last_inputs_, keys, "q" + std::to_string(index) + "|");
   } else {
-    y = Model(cache_.network(), &d).forward(inputs(index, options_.batch));
+    Model m(net, &d);
+    y = prefix_.run(m, last_inputs_, keys, "f" + std::to_string(index) + "|");
   }
   double err = 0, ref = 0, dot = 0, yy = 0;
   for (std::size_t i = 0; i < z.data.size(); ++i) {

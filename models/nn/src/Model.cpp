@@ -791,7 +791,7 @@ numerics::Decompositions DecompositionCache::decompose(const Taus& taus) {
 // its parent's first layers). Exact: the ops after the cut run on the very
 // tensors they would have computed. Least recently used entries leave
 // first once the cache holds more than its budget.
-struct OraclePrefixCache {
+struct PrefixCache::Impl {
   struct Entry {
     std::vector<std::pair<int, Tensor>> live;  // (slot, value)
     numerics::AbsMax stats;                    // calibration entries: the maxima of the ops before the cut
@@ -825,19 +825,13 @@ struct OraclePrefixCache {
 };
 
 AccuracyOracle::AccuracyOracle(net::Network net, Dataset search, OracleOptions options)
-    : cache_(std::move(net)),
-      search_(std::move(search)),
-      options_(options),
-      prefix_(std::make_unique<OraclePrefixCache>()) {
+    : cache_(std::move(net)), search_(std::move(search)), options_(options), prefix_(options.prefix_cache_mb) {
   require(options_.batch >= 1 && options_.batch <= search_.size(),
           "oracle batch " + std::to_string(options_.batch) + ": legal 1.." + std::to_string(search_.size()));
   require(
       options_.calibration >= 1 && options_.calibration <= search_.size(),
       "oracle calibration " + std::to_string(options_.calibration) + ": legal 1.." + std::to_string(search_.size()));
-  require(options_.prefix_cache_mb >= 0 && options_.prefix_cache_mb <= (1 << 20),
-          "oracle prefix cache " + std::to_string(options_.prefix_cache_mb) + " MB: legal 0..1048576");
   calib_ = search_.batch(search_.size() - options_.calibration, options_.calibration);
-  prefix_->budget = static_cast<std::size_t>(options_.prefix_cache_mb) << 20;
 }
 
 AccuracyOracle::~AccuracyOracle() = default;
@@ -869,13 +863,16 @@ Model AccuracyOracle::build(const Taus& taus) {
   return Model(cache_.network(), &d, &q);
 }
 
-std::int64_t AccuracyOracle::prefix_hits() const { return prefix_->hits; }
-std::int64_t AccuracyOracle::prefix_misses() const { return prefix_->misses; }
+PrefixCache::PrefixCache(std::int64_t budget_mb) : impl_(std::make_unique<Impl>()) {
+  require(budget_mb >= 0 && budget_mb <= (1 << 20),
+          "prefix cache " + std::to_string(budget_mb) + " MB: legal 0..1048576");
+  impl_->budget = static_cast<std::size_t>(budget_mb) << 20;
+}
+PrefixCache::~PrefixCache() = default;
+std::int64_t PrefixCache::hits() const { return impl_->hits; }
+std::int64_t PrefixCache::misses() const { return impl_->misses; }
 
-namespace {
-
-// The prefix keys: keys[c] names the τ of every conv before op c.
-std::vector<std::string> prefix_keys(const net::Network& net, const Taus& taus) {
+std::vector<std::string> PrefixCache::keys(const net::Network& net, const Taus& taus) {
   std::vector<std::string> keys(net.layers.size() + 1);
   std::string k;
   for (std::size_t i = 0; i < net.layers.size(); ++i) {
@@ -889,15 +886,17 @@ std::vector<std::string> prefix_keys(const net::Network& net, const Taus& taus) 
   return keys;
 }
 
-}  // namespace
-
 // Runs `m` on `input` from the latest cut whose values the cache holds under
 // `tag` + prefix key, storing the cuts after it; with `stats`, the float
 // calibration run (the cache keeps each cut's maxima so far too).
-Tensor run_cached(OraclePrefixCache& cache, Model& m, const Tensor& input, const std::vector<std::string>& keys,
-                  const std::string& tag, numerics::AbsMax* stats) {
+numerics::FloatTensor PrefixCache::run(Model& m, const numerics::FloatTensor& x, const std::vector<std::string>& keys,
+                                       const std::string& tag, numerics::AbsMax* stats) {
+  c10::InferenceMode guard;
+  Impl& cache = *impl_;
   auto& im = ModelAccess::impl(m);
   im.eval();
+  require(keys.size() == im.ops.size() + 1,
+          "prefix cache: " + std::to_string(keys.size()) + " keys for " + std::to_string(im.ops.size()) + " ops");
   const std::size_t n_ops = im.ops.size();
   // Cuts worth keeping: one live tensor (block boundaries), not the ends.
   auto cut_ok = [&](std::size_t c) { return c >= 1 && c < n_ops && im.live_at[c].size() == 1; };
@@ -919,10 +918,10 @@ Tensor run_cached(OraclePrefixCache& cache, Model& m, const Tensor& input, const
     ModelAccess::Impl& m;
     ~Reset() { m.stats = nullptr; }
   } reset{im};
-  if (first == 0) vals = im.start(input);
-  return im.run_from(vals, first, [&](std::size_t c, const std::vector<Tensor>& v) {
+  if (first == 0) vals = im.start(to_torch(x).contiguous(torch::MemoryFormat::ChannelsLast));
+  Tensor y = im.run_from(vals, first, [&](std::size_t c, const std::vector<Tensor>& v) {
     if (!cut_ok(c) || cache.budget == 0) return;
-    OraclePrefixCache::Entry e;
+    Impl::Entry e;
     for (int slot : im.live_at[c]) {
       const Tensor& t = v[static_cast<std::size_t>(slot)];
       e.live.emplace_back(slot, t);
@@ -931,6 +930,7 @@ Tensor run_cached(OraclePrefixCache& cache, Model& m, const Tensor& input, const
     if (stats) e.stats = *stats;
     cache.put(tag + std::to_string(c) + "|" + keys[c], std::move(e));
   });
+  return from_torch(y.reshape({x.n, -1, 1, 1}));
 }
 
 double AccuracyOracle::query(const Taus& taus, std::int64_t index) {
@@ -938,33 +938,26 @@ double AccuracyOracle::query(const Taus& taus, std::int64_t index) {
   require(index >= 0 && begin + options_.batch <= search_.size(),
           "oracle batch index " + std::to_string(index) + ": legal 0.." +
               std::to_string(search_.size() / options_.batch - 1));
-  c10::InferenceMode guard;
   const auto& net = cache_.network();
   const auto d = cache_.decompose(taus);
-  const auto keys = prefix_keys(net, taus);
+  const auto keys = PrefixCache::keys(net, taus);
   const auto x = search_.batch(begin, options_.batch);
-  auto images = [](const numerics::FloatTensor& f) {
-    return to_torch(f).contiguous(torch::MemoryFormat::ChannelsLast);
-  };
-  Tensor logits;
+  numerics::FloatTensor logits;
   if (!options_.quantize) {
     Model m(net, &d);
-    logits = run_cached(*prefix_, m, images(x), keys, "f" + std::to_string(index) + "|", nullptr);
+    logits = prefix_.run(m, x, keys, "f" + std::to_string(index) + "|");
   } else {
     numerics::AbsMax stats;
     {
       Model fm(net, &d);
-      run_cached(*prefix_, fm, images(calib_), keys, "c|", &stats);
+      prefix_.run(fm, calib_, keys, "c|", &stats);
     }
     const auto q = quantize_from_stats(net, d, calib_, stats);
     Model m(net, &d, &q);
-    logits = run_cached(*prefix_, m, images(x), keys, "q" + std::to_string(index) + "|", nullptr);
+    logits = prefix_.run(m, x, keys, "q" + std::to_string(index) + "|");
   }
-  Tensor pred = logits.reshape({x.n, -1}).argmax(1).contiguous();
-  std::int64_t correct = 0;
-  const auto* p = pred.data_ptr<std::int64_t>();
-  for (std::int64_t i = 0; i < x.n; ++i) correct += p[i] == search_.labels[static_cast<std::size_t>(begin + i)];
-  return static_cast<double>(correct) / static_cast<double>(x.n);
+  return top1(logits, std::vector<std::int64_t>(search_.labels.begin() + begin,
+                                                search_.labels.begin() + begin + options_.batch));
 }
 
 void set_threads(int threads) { torch::set_num_threads(threads); }

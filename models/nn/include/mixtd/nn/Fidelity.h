@@ -30,6 +30,7 @@ struct FidelityOptions {
   bool quantize = false;         // BFP8 fake-quant of the decomposed network (float by default:
                                  // the quantisation error barely depends on τ and costs a calibration per query)
   std::int64_t calibration = 4;  // seeded inputs calibrating the BFP8 exponents (with quantize)
+  std::int64_t prefix_cache_mb = 1024;  // PrefixCache (0: off; answers unchanged)
 };
 
 struct FidelityMeasure {
@@ -61,6 +62,9 @@ class FidelityOracle {
   std::unique_ptr<Model> float_model_;
   std::map<std::int64_t, numerics::FloatTensor> reference_;  // logits per batch index (bounded)
   numerics::FloatTensor calib_;
+  std::int64_t last_index_ = -2;  // the batch whose inputs last_inputs_ holds
+  numerics::FloatTensor last_inputs_;
+  PrefixCache prefix_;
 };
 
 }  // namespace mixtd::nn

@@ -155,7 +155,31 @@ struct OracleOptions {
   std::int64_t prefix_cache_mb = 1024;
 };
 
-struct OraclePrefixCache;  // Model.cpp
+// Values of networks at cuts between ops (block boundaries: one live
+// tensor), kept under the τ of every conv before the cut and a tag naming
+// the input batch: a run whose τ agree with an earlier one's up to a cut
+// starts there (the pre-filter changes one layer; a mutation child keeps its
+// parent's first layers). Exact: the ops after the cut run on the very
+// tensors they would have computed. Least recently used entries leave once
+// the cache holds more than its budget. Used by the oracles.
+class PrefixCache {
+ public:
+  explicit PrefixCache(std::int64_t budget_mb);  // 0: off
+  ~PrefixCache();
+  // keys[c] names the τ of every conv before op c (c = 0..layers).
+  static std::vector<std::string> keys(const net::Network& net, const Taus& taus);
+  // m's output [n, classes, 1, 1] on x, x named by `tag` (same tag, same
+  // images); with `stats`, m is the float model of a calibration run and
+  // the maxima (Model::calibration_stats) are filled, the cached ones too.
+  numerics::FloatTensor run(Model& m, const numerics::FloatTensor& x, const std::vector<std::string>& keys,
+                            const std::string& tag, numerics::AbsMax* stats = nullptr);
+  std::int64_t hits() const;    // runs that started after a cached cut
+  std::int64_t misses() const;  // runs that started at the input
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 class AccuracyOracle {
  public:
@@ -172,15 +196,15 @@ class AccuracyOracle {
   const OracleOptions& options() const { return options_; }
   // Runs that started after a cached prefix, and those that did not (a
   // quantised query is two runs: calibration and the batch).
-  std::int64_t prefix_hits() const;
-  std::int64_t prefix_misses() const;
+  std::int64_t prefix_hits() const { return prefix_.hits(); }
+  std::int64_t prefix_misses() const { return prefix_.misses(); }
 
  private:
   DecompositionCache cache_;
   Dataset search_;
   OracleOptions options_;
   numerics::FloatTensor calib_;
-  std::unique_ptr<OraclePrefixCache> prefix_;
+  PrefixCache prefix_;
 };
 
 // LibTorch's intra-op threads (torch::set_num_threads).
