@@ -1,5 +1,6 @@
-// The baselines that share the search's gates and oracles: greedy (per-layer
-// sensitivity order) and uniform (one type and MAC ratio everywhere).
+// The baselines that share the search's gates and oracles: greedy (the
+// cheapest accuracy per FPS gained, one layer at a time) and uniform (one
+// type and MAC ratio everywhere).
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -9,12 +10,6 @@
 #include "mixtd/support/Error.h"
 
 namespace mixtd::search::detail {
-
-namespace {
-
-long bin_of(double ratio) { return std::lround(ratio / 0.05); }
-
-}  // namespace
 
 void Engine::run_greedy() {
   // Sensitivity of each candidate: the top-1 it loses alone (the
@@ -70,38 +65,48 @@ void Engine::run_greedy() {
       end_generation(s);
       break;
     }
-    // The next move: in every layer, the least sensitive candidate of the
-    // next MAC-ratio bin below the current one; of those, the least
-    // sensitive that fits the budget, or, when none does, the least
-    // sensitive of all: a design may have to pass through over-budget ones
-    // (a grouped or barely compressed layer can need more on-chip memory
-    // than the solver's budget until the next layers shrink). Every move
-    // lowers one layer's bin, so the walk ends.
+    // The next move: one layer to a candidate of smaller MAC ratio. Of the
+    // moves that fit the budget and raise the analytical FPS, the one that
+    // costs least accuracy per FPS gained (its pre-filter loss over the
+    // layer's current one's, per frame/s); when none raises the FPS, the
+    // least sensitive move that fits, and when none fits, the least
+    // sensitive of all (a design may have to pass through over-budget or
+    // slower ones before later layers shrink). Each move lowers one layer's
+    // MAC ratio, so the walk ends.
+    auto loss = [&](std::size_t i, std::int32_t k) {
+      if (static_cast<std::size_t>(k) + 1 == layers[i].candidates.size()) return 0.0;  // undecomposed
+      return prefiltered ? base - st_.prefilter[i][original(i, static_cast<std::size_t>(k))] : sensitivity(i, k);
+    };
+    const HardwareEval& now = hw_->evaluate(state, o_.target_fps);
+    const double fps_now = now.solved && now.fits ? now.fps_analytical : 0;
     struct Move {
-      double s = 0;
+      double cost = 0;
       std::size_t layer = 0;
       std::int32_t k = -1;
-    } fitting, any;
+    } faster, fitting, any;
+    auto better = [](const Move& m, double cost) { return m.k < 0 || cost < m.cost; };
     for (std::size_t i = 0; i < layers.size(); ++i) {
       const auto& c = layers[i].candidates;
-      const long cur = bin_of(c[static_cast<std::size_t>(state[i])].mac_ratio);
-      long next = -1;
-      for (const auto& x : c)
-        if (bin_of(x.mac_ratio) < cur) next = std::max(next, bin_of(x.mac_ratio));
-      if (next < 0) continue;
+      const double cur_ratio = c[static_cast<std::size_t>(state[i])].mac_ratio;
+      const double cur_loss = loss(i, state[i]);
       for (std::size_t k = 0; k + 1 < c.size(); ++k) {
-        if (bin_of(c[k].mac_ratio) != next) continue;
+        if (!(c[k].mac_ratio < cur_ratio - 1e-12)) continue;
         Genome next_state = state;
         next_state[i] = static_cast<std::int32_t>(k);
         const HardwareEval& e = hw_->evaluate(next_state, o_.target_fps);
-        const double s =
-            prefiltered ? base - st_.prefilter[i][original(i, k)] : sensitivity(i, static_cast<std::int32_t>(k));
-        const Move mv{s, i, static_cast<std::int32_t>(k)};
-        if (any.k < 0 || s < any.s) any = mv;
-        if ((!e.solved || e.fits) && (fitting.k < 0 || s < fitting.s)) fitting = mv;
+        const double d = loss(i, static_cast<std::int32_t>(k)) - cur_loss;
+        const std::int32_t kk = static_cast<std::int32_t>(k);
+        if (better(any, d)) any = {d, i, kk};
+        if (e.solved && !e.fits) continue;
+        if (better(fitting, d)) fitting = {d, i, kk};
+        const double gain = e.solved ? e.fps_analytical - fps_now : 0;
+        if (gain > 0) {
+          const double cost = std::max(d, 1e-4) / gain;
+          if (better(faster, cost)) faster = {cost, i, kk};
+        }
       }
     }
-    const Move& mv = fitting.k >= 0 ? fitting : any;
+    const Move& mv = faster.k >= 0 ? faster : fitting.k >= 0 ? fitting : any;
     if (mv.k < 0)
       st_.stop_reason = "greedy: every layer is at its smallest candidate and the target is not met";
     else
