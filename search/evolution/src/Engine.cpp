@@ -585,7 +585,9 @@ void Engine::warn(const std::string& w) {
 
 SearchResult Engine::run() {
   if (!st_.prefilter_done) {
-    if (cb_.log) cb_.log("pre-filter: each layer's candidates alone on search batch 0");
+    if (cb_.log)
+      cb_.log(o_.layer_drop >= 0 ? "pre-filter: each layer's candidates alone on search batch 0"
+                                 : "pre-filter: off (--layer-drop < 0), every candidate kept");
     prefilter();
     checkpoint();
   }
