@@ -434,7 +434,10 @@ Run add_search(CLI::App& app) {
       std::cout << r.pareto.size() << " design(s) in the feasible Pareto set (pareto/*.yaml):\n";
       Table t;
       t.add_column("file", Table::Align::Left);
-      for (const char* c : {"top-1 (batch)", "FPS", "SystemC FPS", "weights (Mb)"}) t.add_column(c);
+      const std::string acc_col = a->accuracy == "fidelity" ? "fidelity (batch)" : "top-1 (batch)";
+      for (const std::string& c :
+           {acc_col, std::string("FPS"), std::string("SystemC FPS"), std::string("weights (Mb)")})
+        t.add_column(c);
       for (std::size_t i = 0; i < r.pareto.size(); ++i) {
         const auto& m = r.pareto[i];
         const auto rep = arch::analyse(r.pareto_designs[i]);
