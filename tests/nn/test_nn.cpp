@@ -252,16 +252,22 @@ TEST(FakeQuant, MatchesGoldenResnet18Fmnist) {
   expect_matches_golden(n, cache.decompose(t), x, calib);
 }
 
-TEST(Oracle, QueryIsATop1Fraction) {
-  net::Network n = net::build_zoo("tiny", true);
+// `count` standard-normal images c×hw×hw drawn from `rng`, labels i mod 10.
+nn::Dataset random_dataset(int count, std::int64_t c, std::int64_t hw, Rng& rng) {
   nn::Dataset ds;
-  ds.c = 3;
-  ds.h = ds.w = 16;
-  Rng rng(1);
-  for (int i = 0; i < 300; ++i) {
-    for (int k = 0; k < 3 * 16 * 16; ++k) ds.images.push_back(static_cast<float>(rng.normal()));
+  ds.c = c;
+  ds.h = ds.w = hw;
+  for (int i = 0; i < count; ++i) {
+    for (std::int64_t k = 0; k < c * hw * hw; ++k) ds.images.push_back(static_cast<float>(rng.normal()));
     ds.labels.push_back(i % 10);
   }
+  return ds;
+}
+
+TEST(Oracle, QueryIsATop1Fraction) {
+  net::Network n = net::build_zoo("tiny", true);
+  Rng rng(1);
+  const nn::Dataset ds = random_dataset(300, 3, 16, rng);
   nn::AccuracyOracle o(n, ds, {128, 32, true});
   const double a = o.query(tiny_taus(), 1);
   EXPECT_GE(a, 0.0);
@@ -291,14 +297,8 @@ void expect_same_exponents(const numerics::QNetwork& a, const numerics::QNetwork
 TEST(Oracle, FastCalibrationGivesTheReferenceExponentsAndTop1) {
   const fs::path shipped = fs::path(MIXTD_SOURCE_DIR) / "configs/networks/resnet18-fmnist-w0.25.onnx";
   net::Network n = fs::exists(shipped) ? net::load_onnx(shipped) : net::build_zoo("resnet18-fmnist:width=0.25", true);
-  nn::Dataset ds;
-  ds.c = 1;
-  ds.h = ds.w = 28;
   Rng rng(11);
-  for (int i = 0; i < 96; ++i) {
-    for (int k = 0; k < 28 * 28; ++k) ds.images.push_back(static_cast<float>(rng.normal()));
-    ds.labels.push_back(i % 10);
-  }
+  const nn::Dataset ds = random_dataset(96, 1, 28, rng);
   nn::AccuracyOracle oracle(n, ds, {64, 16, true});
   const auto calib = ds.batch(ds.size() - 16, 16);
   for (int trial = 0; trial < 6; ++trial) {
@@ -359,14 +359,8 @@ TEST(Oracle, FastQueryKeepsThePreviousTop1) {
 // unchanged head) give what an oracle without the cache gives, and do hit.
 TEST(Oracle, PrefixCacheGivesTheSameAnswers) {
   net::Network n = net::build_zoo("resnet18-fmnist:width=0.25", true);
-  nn::Dataset ds;
-  ds.c = 1;
-  ds.h = ds.w = 28;
   Rng rng(5);
-  for (int i = 0; i < 80; ++i) {
-    for (int k = 0; k < 28 * 28; ++k) ds.images.push_back(static_cast<float>(rng.normal()));
-    ds.labels.push_back(i % 10);
-  }
+  const nn::Dataset ds = random_dataset(80, 1, 28, rng);
   nn::OracleOptions with{32, 16, true}, without{32, 16, true};
   without.prefix_cache_mb = 0;
   nn::AccuracyOracle cached(n, ds, with), plain(n, ds, without);

@@ -4,7 +4,7 @@
 
 #include "Commands.h"
 #include "mixtd/support/Error.h"
-#include "mixtd/support/Memory.h"
+#include "mixtd/support/Process.h"
 
 // libsystemc.so (linked for `mixtd simulate`) defines its own main(), which
 // would call sc_main(); this executable's main() takes precedence, and

@@ -42,27 +42,12 @@ FidelityMeasure FidelityOracle::measure(const Taus& taus, std::int64_t index) {
   require(index >= 0 && index < kBatches,
           "fidelity batch index " + std::to_string(index) + ": legal 0.." + std::to_string(kBatches - 1));
   const numerics::FloatTensor& z = reference(index);
-  const auto d = cache_.decompose(taus);
-  const auto& net = cache_.network();
-  const auto keys = PrefixCache::keys(net, taus);
   if (index != last_index_) {
     last_inputs_ = inputs(index, options_.batch);
     last_index_ = index;
   }
-  numerics::FloatTensor y;
-  if (options_.quantize) {
-    numerics::AbsMax stats;
-    {
-      Model fm(net, &d);
-      prefix_.run(fm, calib_, keys, "c|", &stats);
-    }
-    const auto q = quantize_from_stats(net, d, calib_, stats);
-    Model m(net, &d, &q);
-    y = prefix_.run(m, last_inputs_, keys, "q" + std::to_string(index) + "|");
-  } else {
-    Model m(net, &d);
-    y = prefix_.run(m, last_inputs_, keys, "f" + std::to_string(index) + "|");
-  }
+  const numerics::FloatTensor y = prefix_.forward(cache_.network(), cache_.decompose(taus), taus, last_inputs_, index,
+                                                  options_.quantize ? &calib_ : nullptr);
   double err = 0, ref = 0, dot = 0, yy = 0;
   for (std::size_t i = 0; i < z.data.size(); ++i) {
     const double a = z.data[i], b = y.data[i];

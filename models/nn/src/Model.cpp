@@ -337,7 +337,7 @@ struct Model::Impl : torch::nn::Module {
     live_at.assign(ops.size() + 1, {});
     for (std::size_t c = 0; c <= ops.size(); ++c)
       for (std::size_t s = 0; s <= c && s < last.size(); ++s)
-        if (last[s] >= c && (s > 0 || c == 0 || last[0] >= c)) live_at[c].push_back(static_cast<int>(s));
+        if (last[s] >= c) live_at[c].push_back(static_cast<int>(s));
   }
 
   Tensor forward_images(const numerics::FloatTensor& x) {
@@ -869,6 +869,11 @@ PrefixCache::PrefixCache(std::int64_t budget_mb) : impl_(std::make_unique<Impl>(
   impl_->budget = static_cast<std::size_t>(budget_mb) << 20;
 }
 PrefixCache::~PrefixCache() = default;
+void PrefixCache::clear() {
+  impl_->entries.clear();
+  impl_->ages.clear();
+  impl_->bytes = 0;
+}
 std::int64_t PrefixCache::hits() const { return impl_->hits; }
 std::int64_t PrefixCache::misses() const { return impl_->misses; }
 
@@ -933,29 +938,32 @@ numerics::FloatTensor PrefixCache::run(Model& m, const numerics::FloatTensor& x,
   return from_torch(y.reshape({x.n, -1, 1, 1}));
 }
 
+numerics::FloatTensor PrefixCache::forward(const net::Network& net, const numerics::Decompositions& decomps,
+                                           const Taus& taus, const numerics::FloatTensor& x, std::int64_t index,
+                                           const numerics::FloatTensor* calibration) {
+  const auto keys = PrefixCache::keys(net, taus);
+  if (!calibration) {
+    Model m(net, &decomps);
+    return run(m, x, keys, "f" + std::to_string(index) + "|");
+  }
+  numerics::AbsMax stats;
+  {
+    Model fm(net, &decomps);
+    run(fm, *calibration, keys, "c|", &stats);
+  }
+  const auto q = quantize_from_stats(net, decomps, *calibration, stats);
+  Model m(net, &decomps, &q);
+  return run(m, x, keys, "q" + std::to_string(index) + "|");
+}
+
 double AccuracyOracle::query(const Taus& taus, std::int64_t index) {
   const std::int64_t begin = index * options_.batch;
   require(index >= 0 && begin + options_.batch <= search_.size(),
           "oracle batch index " + std::to_string(index) + ": legal 0.." +
               std::to_string(search_.size() / options_.batch - 1));
-  const auto& net = cache_.network();
-  const auto d = cache_.decompose(taus);
-  const auto keys = PrefixCache::keys(net, taus);
-  const auto x = search_.batch(begin, options_.batch);
-  numerics::FloatTensor logits;
-  if (!options_.quantize) {
-    Model m(net, &d);
-    logits = prefix_.run(m, x, keys, "f" + std::to_string(index) + "|");
-  } else {
-    numerics::AbsMax stats;
-    {
-      Model fm(net, &d);
-      prefix_.run(fm, calib_, keys, "c|", &stats);
-    }
-    const auto q = quantize_from_stats(net, d, calib_, stats);
-    Model m(net, &d, &q);
-    logits = prefix_.run(m, x, keys, "q" + std::to_string(index) + "|");
-  }
+  const auto logits =
+      prefix_.forward(cache_.network(), cache_.decompose(taus), taus, search_.batch(begin, options_.batch), index,
+                      options_.quantize ? &calib_ : nullptr);
   return top1(logits, std::vector<std::int64_t>(search_.labels.begin() + begin,
                                                 search_.labels.begin() + begin + options_.batch));
 }

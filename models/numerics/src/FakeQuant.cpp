@@ -7,26 +7,28 @@ namespace mixtd::numerics {
 
 namespace {
 
-// Written so that GCC vectorises it (bench_nn BM_Forward128/bfp8:1): ⌊v⌋ by
+// ⌊x·s + ½⌋ clamped to [lo, hi], as a float mantissa. Written so that GCC
+// vectorises the loops below (bench_nn BM_Forward128/bfp8:1): ⌊v⌋ by
 // truncation after a clamp that keeps the int in range, the clamps as plain
 // selects on run-time bounds (std::min/max, std::floor, or bounds GCC
 // propagates as constants leave control flow or a libm call in the loop, and
-// the scalar loop is 30x slower than this); an AVX2 clone, chosen at load
-// time, doubles the width where the CPU has it.
+// the scalar loop is 30x slower); lo1 = lo − 1, hi1 = hi + 1.
+[[gnu::always_inline]] inline float round_clamp1(float x, float s, float lo, float hi, float lo1, float hi1) {
+  float v = x * s + 0.5f;
+  v = v < lo1 ? lo1 : v;
+  v = v > hi1 ? hi1 : v;
+  const auto t = static_cast<std::int32_t>(v);
+  const std::int32_t f = t - (static_cast<float>(t) > v);
+  float r = static_cast<float>(f);
+  r = r < lo ? lo : r;
+  return r > hi ? hi : r;
+}
+
+// An AVX2 clone, chosen at load time, doubles the width where the CPU has it.
 [[gnu::target_clones("avx2", "default")]] void round_clamp(const float* x, float* y, std::int64_t n, float s, float inv,
                                                            float lo, float hi) {
   const float lo1 = lo - 1.0f, hi1 = hi + 1.0f;
-  for (std::int64_t i = 0; i < n; ++i) {
-    float v = x[i] * s + 0.5f;
-    v = v < lo1 ? lo1 : v;
-    v = v > hi1 ? hi1 : v;
-    const auto t = static_cast<std::int32_t>(v);
-    const std::int32_t f = t - (static_cast<float>(t) > v);
-    float r = static_cast<float>(f);
-    r = r < lo ? lo : r;
-    r = r > hi ? hi : r;
-    y[i] = r * inv;
-  }
+  for (std::int64_t i = 0; i < n; ++i) y[i] = round_clamp1(x[i], s, lo, hi, lo1, hi1) * inv;
 }
 
 // The same per value, summed over `groups` consecutive runs of `width`
@@ -40,17 +42,7 @@ namespace {
     for (std::int64_t j = 0; j < width; ++j) out[j] = 0.0f;
     for (std::int64_t b = 0; b < groups; ++b) {
       const float* in = x + (p * groups + b) * width;
-      for (std::int64_t j = 0; j < width; ++j) {
-        float v = in[j] * s + 0.5f;
-        v = v < lo1 ? lo1 : v;
-        v = v > hi1 ? hi1 : v;
-        const auto t = static_cast<std::int32_t>(v);
-        const std::int32_t f = t - (static_cast<float>(t) > v);
-        float r = static_cast<float>(f);
-        r = r < lo ? lo : r;
-        r = r > hi ? hi : r;
-        out[j] += r;
-      }
+      for (std::int64_t j = 0; j < width; ++j) out[j] += round_clamp1(in[j], s, lo, hi, lo1, hi1);
     }
     for (std::int64_t j = 0; j < width; ++j) out[j] *= inv;
   }

@@ -173,6 +173,13 @@ class PrefixCache {
   // the maxima (Model::calibration_stats) are filled, the cached ones too.
   numerics::FloatTensor run(Model& m, const numerics::FloatTensor& x, const std::vector<std::string>& keys,
                             const std::string& tag, numerics::AbsMax* stats = nullptr);
+  // What the oracles run: `net` with `decomps` (for `taus`) on batch x of
+  // index `index`, in float, or in BFP8 calibrated on `calibration` (the
+  // calibration run cached too) when that is given.
+  numerics::FloatTensor forward(const net::Network& net, const numerics::Decompositions& decomps, const Taus& taus,
+                                const numerics::FloatTensor& x, std::int64_t index,
+                                const numerics::FloatTensor* calibration);
+  void clear();                 // every entry (the counts stay)
   std::int64_t hits() const;    // runs that started after a cached cut
   std::int64_t misses() const;  // runs that started at the input
 
@@ -196,6 +203,7 @@ class AccuracyOracle {
   const OracleOptions& options() const { return options_; }
   // Runs that started after a cached prefix, and those that did not (a
   // quantised query is two runs: calibration and the batch).
+  PrefixCache& prefix_cache() { return prefix_; }
   std::int64_t prefix_hits() const { return prefix_.hits(); }
   std::int64_t prefix_misses() const { return prefix_.misses(); }
 

@@ -1,4 +1,4 @@
-// Process-wide allocator settings for mixtd's executables.
+// Process-wide settings for mixtd's executables (allocator, BLAS threads).
 #pragma once
 
 namespace mixtd {

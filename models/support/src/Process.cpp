@@ -1,4 +1,4 @@
-#include "mixtd/support/Memory.h"
+#include "mixtd/support/Process.h"
 
 #include <dlfcn.h>
 
