@@ -1,5 +1,6 @@
 // The solver's incremental evaluator agrees exactly with arch::analyse() on
-// interval, bottleneck and total resources, and its fill estimate (the
+// interval, batch-1 latency (the row timeline), bottleneck and total
+// resources, and its fill estimate (the
 // arrival curves' fill sum; analyse() reports the row timeline's) equals a
 // fresh arch::arrivals() — after a full reset and
 // after every single-stage change — on random ψ (weight memory kinds
@@ -21,6 +22,8 @@ void expect_same(const Evaluator& ev, const arch::Design& d, const std::string& 
   EXPECT_EQ(ev.interval(), r.interval) << where;
   const auto arr = arch::arrivals(r.graph);
   EXPECT_EQ(ev.fill(), arr.back().fill) << where;
+  // The solver's objective is the report's latency, not an estimate.
+  EXPECT_EQ(ev.latency_cycles(), r.latency_cycles(1)) << where;
   EXPECT_EQ(ev.bottleneck(), r.bottleneck) << where;
   EXPECT_EQ(ev.total().dsp, r.total.dsp) << where;
   EXPECT_EQ(ev.total().bram18, r.total.bram18) << where;

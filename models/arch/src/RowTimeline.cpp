@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace mixtd::arch {
 
@@ -35,90 +36,192 @@ Window window_of(const Module& m) {
 
 }  // namespace
 
-RowTimeline row_timeline(const Graph& g, int frames, double period) {
-  RowTimeline t;
-  t.modules.resize(g.modules.size());
-  frames = std::max(frames, 1);
+RowTimelineTracker::RowTimelineTracker(const Graph& g, int frames, double period)
+    : frames_(std::max(frames, 1)),
+      period_(static_cast<std::int64_t>(std::llround(period * static_cast<double>(kRowTimeUnit)))) {
+  mods_.resize(g.modules.size());
   for (std::size_t mi = 0; mi < g.modules.size(); ++mi) {
     const Module& m = g.modules[mi];
-    const Cycles& c = m.cycles;
-    const std::int64_t H = std::max<std::int64_t>(1, m.in_shape.h), W = std::max<std::int64_t>(1, m.in_shape.w);
-    const std::int64_t Ho = std::max<std::int64_t>(1, m.out_shape.h), Wo = std::max<std::int64_t>(1, m.out_shape.w);
-    const double row_in = static_cast<double>(c.in) / static_cast<double>(H);
-    const double row_out = static_cast<double>(std::max(c.compute, c.out)) / static_cast<double>(Ho);
-    const double pixel_out = row_out / static_cast<double>(Wo);
-    RowTimes& o = t.modules[mi];
-    o.first.assign(static_cast<std::size_t>(frames * Ho), 0);
+    Mod& o = mods_[mi];
+    o.kind = m.kind;
+    o.H = std::max<std::int64_t>(1, m.in_shape.h);
+    o.W = std::max<std::int64_t>(1, m.in_shape.w);
+    o.Ho = std::max<std::int64_t>(1, m.out_shape.h);
+    o.Wo = std::max<std::int64_t>(1, m.out_shape.w);
+    const Window w = window_of(m);
+    o.kh = w.kh, o.kw = w.kw, o.sh = w.sh, o.sw = w.sw, o.ph = w.ph, o.pw = w.pw;
+    o.whole_frame = w.whole_frame;
+    o.streaming = m.kind != ModuleKind::Stage && m.kind != ModuleKind::MaxPool && m.kind != ModuleKind::AvgPool &&
+                  m.kind != ModuleKind::GlobalAvgPool;
+    for (int s : m.inputs) o.producers.push_back(g.streams[static_cast<std::size_t>(s)].from);
+    for (int p : o.producers)
+      o.whole_rows =
+          o.whole_rows && std::max<std::int64_t>(1, g.modules[static_cast<std::size_t>(p)].out_shape.h) >= o.H;
+    o.first.assign(static_cast<std::size_t>(frames_ * o.Ho), 0);
     o.last.assign(o.first.size(), 0);
+    o.cycles = m.cycles;
+    queue(static_cast<int>(mi));
+  }
+  for (std::size_t mi = 0; mi < mods_.size(); ++mi)
+    for (int p : mods_[mi].producers) mods_[static_cast<std::size_t>(p)].consumers.push_back(static_cast<int>(mi));
+  host_in_ = g.find("host_in");
+  host_out_ = g.find("host_out");
+}
 
-    if (m.kind == ModuleKind::HostIn) {
-      for (int f = 0; f < frames; ++f) {
-        const double start = std::max(f * period, f > 0 ? o.last[static_cast<std::size_t>(f * Ho - 1)] : 0.0);
-        for (std::int64_t r = 0; r < Ho; ++r) {
-          const auto i = static_cast<std::size_t>(f * Ho + r);
-          o.first[i] = start + static_cast<double>(r) * row_out;
-          o.last[i] = o.first[i] + row_out - 1;
-        }
-      }
-      continue;
+void RowTimelineTracker::recompute() {
+  while (!heap_.empty()) {
+    std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+    const int i = heap_.back();
+    heap_.pop_back();
+    Mod& m = mods_[static_cast<std::size_t>(i)];
+    // Every input shifted alike: so does this module, exactly.
+    bool any = false, uniform = m.whole_rows;
+    std::int64_t shift = 0;
+    for (std::size_t k = 0; k < m.producers.size(); ++k) {
+      const Mod& p = mods_[static_cast<std::size_t>(m.producers[k])];
+      const Moved pm = p.moved_pass == pass_ ? p.moved : Moved::No;
+      const std::int64_t d = pm == Moved::Shifted ? p.shift : 0;
+      any = any || pm != Moved::No;
+      if (pm == Moved::Yes || (k > 0 && d != shift)) uniform = false;
+      shift = d;
     }
+    if (!m.ever || !(m.cycles == m.computed)) {
+      compute(m);
+    } else if (!any) {
+      m.moved = Moved::No;
+    } else if (uniform) {
+      m.offset += shift;
+      m.moved = Moved::Shifted;
+      m.shift = shift;
+    } else {
+      compute(m);
+    }
+    m.moved_pass = pass_;
+    if (m.moved != Moved::No)
+      for (int c : m.consumers) queue(c);
+  }
+  ++pass_;
+  if (host_in_ >= 0 && host_out_ >= 0) {
+    const Mod& a = mods_[static_cast<std::size_t>(host_in_)];
+    const Mod& b = mods_[static_cast<std::size_t>(host_out_)];
+    const std::int64_t span = b.last[static_cast<std::size_t>(b.Ho - 1)] + b.offset - (a.first[0] + a.offset);
+    latency_ = span <= 0 ? 0 : (span + kRowTimeUnit - 1) / kRowTimeUnit;
+  }
+}
 
+void RowTimelineTracker::compute(Mod& m) {
+  ++module_updates_;
+  m.computed = m.cycles;
+  m.ever = true;
+  constexpr std::int64_t U = kRowTimeUnit;
+  const Cycles& c = m.cycles;
+  const std::int64_t H = m.H, W = m.W, Ho = m.Ho, Wo = m.Wo;
+  const int frames = frames_;
+  // Per row and per pixel, fixed point (rounded down).
+  const std::int64_t row_in = c.in * U / H, pixel_in = c.in * U / (H * W);
+  const std::int64_t busy = std::max(c.compute, c.out);
+  const std::int64_t row_out = busy * U / Ho, pixel_out = busy * U / (Ho * Wo);
+  std::vector<std::int64_t>& of = new_first_;
+  std::vector<std::int64_t>& ol = new_last_;
+  of.assign(static_cast<std::size_t>(frames * Ho), 0);
+  ol.assign(of.size(), 0);
+
+  if (m.kind == ModuleKind::HostIn) {
+    for (int f = 0; f < frames; ++f) {
+      const std::int64_t start = std::max(f * period_, f > 0 ? ol[static_cast<std::size_t>(f * Ho - 1)] : 0);
+      for (std::int64_t r = 0; r < Ho; ++r) {
+        const auto i = static_cast<std::size_t>(f * Ho + r);
+        of[i] = start + r * row_out;
+        ol[i] = of[i] + row_out - U;
+      }
+    }
+  } else {
     // The input rows as this module takes them: the latest of its inputs'
     // rows (an add waits for both), at no more than its own input rate.
-    std::vector<double> in_first(static_cast<std::size_t>(frames * H), 0), in_last(in_first.size(), 0);
-    for (int s : m.inputs) {
-      const Stream& st = g.streams[static_cast<std::size_t>(s)];
-      const RowTimes& p = t.modules[static_cast<std::size_t>(st.from)];
+    // (Times are never negative, so the 0 these start from binds only
+    // where a producer has fewer rows than this module reads: see
+    // whole_rows.)
+    constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::min() / 4;
+    std::vector<std::int64_t>& in_first = in_first_;
+    std::vector<std::int64_t>& in_last = in_last_;
+    in_first.assign(static_cast<std::size_t>(frames * H), 0);
+    in_last.assign(in_first.size(), 0);
+    for (int pi : m.producers) {
+      const Mod& p = mods_[static_cast<std::size_t>(pi)];
       const std::size_t n = std::min(in_first.size(), p.first.size());
       for (std::size_t r = 0; r < n; ++r) {
-        in_first[r] = std::max(in_first[r], p.first[r]);
-        in_last[r] = std::max(in_last[r], p.last[r]);
+        in_first[r] = std::max(in_first[r], p.first[r] + p.offset);
+        in_last[r] = std::max(in_last[r], p.last[r] + p.offset);
       }
     }
-    const double pixel_in = row_in / static_cast<double>(W);
     for (std::size_t r = 0; r < in_first.size(); ++r) {
       if (r > 0) in_first[r] = std::max(in_first[r], in_last[r - 1] + pixel_in);
       in_last[r] = std::max(in_last[r], in_first[r] + row_in - pixel_in);
     }
+    // The point `fraction` of the way through input row `row`: a function
+    // of the row's length only, so shifting the row shifts it exactly (a
+    // multiply, not a division: this loop is the solver's hottest).
     auto at = [&](std::int64_t row, double fraction) {
       const auto r = static_cast<std::size_t>(row);
-      return in_first[r] + fraction * (in_last[r] - in_first[r]);
+      return in_first[r] + static_cast<std::int64_t>(static_cast<double>(in_last[r] - in_first[r]) * fraction);
     };
 
-    const Window w = window_of(m);
-    const bool streaming = m.kind != ModuleKind::Stage && m.kind != ModuleKind::MaxPool &&
-                           m.kind != ModuleKind::AvgPool && m.kind != ModuleKind::GlobalAvgPool;
-    const double first_delay = static_cast<double>(c.fill - c.window);
-    const double tail = static_cast<double>(c.tail);
+    const std::int64_t first_delay = (c.fill - c.window) * U;
+    const std::int64_t tail = c.tail * U;
     // Of the last needed input row: the columns the first and the last
-    // window of an output row reach.
-    const double first_cols = static_cast<double>(std::clamp<std::int64_t>(w.kw - w.pw, 1, W)) / static_cast<double>(W);
-    const double last_cols =
-        static_cast<double>(std::clamp<std::int64_t>((Wo - 1) * w.sw - w.pw + w.kw, 1, W)) / static_cast<double>(W);
-    double prev_last = -1e300;
+    // window of an output row reach (of W).
+    const std::int64_t first_cols = std::clamp<std::int64_t>(m.kw - m.pw, 1, W);
+    const std::int64_t last_cols = std::clamp<std::int64_t>((Wo - 1) * m.sw - m.pw + m.kw, 1, W);
+    // A streaming block forwards beat by beat: its first output follows its
+    // first input beat, not a whole pixel.
+    const double first_fraction = m.whole_frame ? 1.0
+                                  : m.streaming ? 0.0
+                                                : static_cast<double>(first_cols) / static_cast<double>(W);
+    const double last_fraction = m.whole_frame ? 1.0 : static_cast<double>(last_cols) / static_cast<double>(W);
+    std::int64_t prev_last = kNever;
     for (int f = 0; f < frames; ++f) {
       for (std::int64_t i = 0; i < Ho; ++i) {
         const std::int64_t need =
-            w.whole_frame ? H - 1 : std::clamp<std::int64_t>(i * w.sh - w.ph + w.kh - 1, 0, H - 1);
+            m.whole_frame ? H - 1 : std::clamp<std::int64_t>(i * m.sh - m.ph + m.kh - 1, 0, H - 1);
         const std::int64_t row = f * H + need;
         const auto k = static_cast<std::size_t>(f * Ho + i);
-        // A streaming block forwards beat by beat: its first output follows
-        // its first input beat, not a whole pixel.
-        const double fc = w.whole_frame ? 1.0 : streaming ? 0.0 : first_cols;
-        o.first[k] = std::max(at(row, fc) + first_delay, prev_last + pixel_out);
-        o.last[k] = std::max(at(row, w.whole_frame ? 1.0 : last_cols) + tail, o.first[k] + row_out - pixel_out);
-        prev_last = o.last[k];
+        of[k] = std::max(at(row, first_fraction) + first_delay, prev_last + pixel_out);
+        ol[k] = std::max(at(row, last_fraction) + tail, of[k] + row_out - pixel_out);
+        prev_last = ol[k];
       }
     }
   }
-  const int in = g.find("host_in"), out = g.find("host_out");
-  if (in >= 0 && out >= 0) {
-    const RowTimes& a = t.modules[static_cast<std::size_t>(in)];
-    const RowTimes& b = t.modules[static_cast<std::size_t>(out)];
-    const std::int64_t rows = std::max<std::int64_t>(1, g.modules[static_cast<std::size_t>(out)].out_shape.h);
-    t.latency = static_cast<std::int64_t>(std::ceil(b.last[static_cast<std::size_t>(rows - 1)] - a.first[0]));
+  // Against the old rows: unchanged, one uniform shift, or moved.
+  const std::int64_t shift = of[0] - (m.first[0] + m.offset);
+  bool uniform = true;
+  for (std::size_t k = 0; k < of.size() && uniform; ++k)
+    uniform = of[k] - (m.first[k] + m.offset) == shift && ol[k] - (m.last[k] + m.offset) == shift;
+  m.moved = !uniform ? Moved::Yes : shift != 0 ? Moved::Shifted : Moved::No;
+  m.shift = shift;
+  m.first.swap(of);
+  m.last.swap(ol);
+  m.offset = 0;
+}
+
+RowTimeline RowTimelineTracker::timeline() const {
+  RowTimeline t;
+  t.latency = latency_;
+  t.modules.resize(mods_.size());
+  const double u = static_cast<double>(kRowTimeUnit);
+  for (std::size_t i = 0; i < mods_.size(); ++i) {
+    const Mod& m = mods_[i];
+    for (std::size_t k = 0; k < m.first.size(); ++k) {
+      t.modules[i].first.push_back(static_cast<double>(m.first[k] + m.offset) / u);
+      t.modules[i].last.push_back(static_cast<double>(m.last[k] + m.offset) / u);
+    }
   }
   return t;
+}
+
+RowTimeline row_timeline(const Graph& g, int frames, double period) {
+  RowTimelineTracker t(g, frames, period);
+  t.update([&](int m) -> const Cycles& { return g.modules[static_cast<std::size_t>(m)].cycles; });
+  return t.timeline();
 }
 
 namespace {

@@ -129,7 +129,8 @@ class Annealer {
     const auto& l = legal(s, dim);
     const auto it = std::lower_bound(l.begin(), l.end(), value(p, dim));
     const auto i = static_cast<std::int64_t>(it - l.begin()) + delta;
-    value(p, dim) = l[static_cast<std::size_t>(std::clamp<std::int64_t>(i, 0, static_cast<std::int64_t>(l.size()) - 1))];
+    value(p, dim) =
+        l[static_cast<std::size_t>(std::clamp<std::int64_t>(i, 0, static_cast<std::int64_t>(l.size()) - 1))];
   }
 
   bool memory_is_a_choice(int s, const arch::Psi& p) const {

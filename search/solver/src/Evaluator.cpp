@@ -38,7 +38,8 @@ Evaluator::Evaluator(const arch::Design& d)
       host_words_(static_cast<std::int64_t>(d.device.host_words_per_cycle)),
       device_has_uram_(d.device.capacity.uram > 0),
       clock_mhz_(d.clock_mhz),
-      budget_(d.device.capacity.scaled(d.budget)) {
+      budget_(d.device.capacity.scaled(d.budget)),
+      rows_(graph_) {
   const auto& gm = graph_.modules;
   mods_.resize(gm.size());
   for (std::size_t i = 0; i < gm.size(); ++i) {
@@ -580,6 +581,7 @@ std::int64_t Evaluator::pool_fill_at(int m, std::int64_t width) const {
 void Evaluator::sync_hot(int m) {
   const arch::Cycles& c = mods_[at(m)].cycles;
   if (!(hot_[at(m)].cycles == c)) {
+    rows_.set_cycles(m, c);
     fill_moved_ = true;
     if (!cycles_moved_[at(m)]) {
       cycles_moved_[at(m)] = 1;

@@ -23,6 +23,7 @@
 // so totals kept by adding and subtracting deltas stay exact in doubles.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -30,6 +31,7 @@
 #include "mixtd/arch/Design.h"
 #include "mixtd/arch/Device.h"
 #include "mixtd/arch/Graph.h"
+#include "mixtd/arch/RowTimeline.h"
 #include "mixtd/arch/Timing.h"
 #include "mixtd/td/Geometry.h"
 
@@ -73,9 +75,17 @@ class Evaluator {
   void commit();
 
   std::int64_t interval() const { return interval_; }
-  // As arch::Report: latency(1) is the last output word (Timing.h arrival).
+  // The arrival curves' fill (Timing.h arrival): the longest path of module
+  // fills, the solver's cheap estimate of what a stage's ψ does to latency.
   std::int64_t fill() const { return fill_.empty() ? 0 : fill_.back().fill; }
-  std::int64_t latency_cycles() const { return fill() + interval_; }
+  // Batch-1 latency as arch::analyse() and `mixtd report` compute it: the
+  // row timeline (RowTimeline.h) of frame 0, first word in to last word out.
+  // Computed when asked, for the modules whose cycles moved since the last
+  // call and those downstream whose rows moved.
+  // Never below the interval (as arch::Report::latency_cycles(1)).
+  std::int64_t latency_cycles() const { return std::max(interval_, rows_.latency()); }
+  // Module row updates the latency has cost so far (for benchmarks).
+  std::int64_t row_updates() const { return rows_.module_updates(); }
   int bottleneck() const { return bottleneck_; }  // first module with the largest interval
   const arch::Resources& total() const { return total_; }
   const arch::Resources& budget() const { return budget_; }
@@ -234,6 +244,7 @@ class Evaluator {
     std::int64_t interval = 0;
   };
   std::vector<Hot> hot_;
+  mutable arch::RowTimelineTracker rows_;  // latency_cycles(); a cache, so mutable
   // A stage's cycles and resources (one instance) at a ψ, memoised: the
   // searches set the same few ψ of a stage again and again (a trial, its
   // rollback, the move taken), and the resource rules place memories by

@@ -21,7 +21,9 @@
 // shows when nothing stalls. It costs O(modules · rows · frames).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "mixtd/arch/Graph.h"
@@ -41,6 +43,93 @@ struct RowTimeline {
 // `frames` frames; frame f enters no earlier than f·`period` cycles
 // (0: as fast as the host link allows).
 RowTimeline row_timeline(const Graph& g, int frames = 1, double period = 0);
+
+// The same timeline, kept up to date while modules' Cycles change (the
+// solver's objective is batch-1 latency as analyse() computes it). The
+// graph's topology and shapes are fixed at construction; update() takes the
+// current Cycles of every module and recomputes only what moved:
+//
+//   a module whose Cycles changed is recomputed; so is one whose inputs
+//   moved other than by a uniform shift. A module whose Cycles stand and
+//   whose every input shifted by the same δ shifts by δ itself, in O(1):
+//   the rules are max-plus (max, +, and a fraction of a difference of two
+//   input times), so shifting all inputs shifts every output row alike.
+//
+// For that to be exact, not merely close, times are fixed-point integers
+// (kRowTimeUnit units per cycle), so an incremental update gives the very
+// latency a fresh one does. row_timeline() is one update() of this.
+inline constexpr std::int64_t kRowTimeUnit = 1 << 16;
+
+class RowTimelineTracker {
+ public:
+  RowTimelineTracker(const Graph& g, int frames = 1, double period = 0);
+  // Module m's Cycles (one instance) are now `c`; nothing is computed
+  // until latency().
+  void set_cycles(int m, const Cycles& c) {
+    Mod& x = mods_[static_cast<std::size_t>(m)];
+    if (c == x.cycles) return;
+    x.cycles = c;
+    queue(m);
+  }
+  // `cycles(m)`: every module's current Cycles. Returns latency().
+  template <typename CyclesOf>
+  std::int64_t update(CyclesOf&& cycles) {
+    for (std::size_t m = 0; m < mods_.size(); ++m) set_cycles(static_cast<int>(m), cycles(static_cast<int>(m)));
+    return latency();
+  }
+  // First word into host_in to the last word out of host_out, frame 0,
+  // cycles (rounded up), after bringing the rows up to date.
+  std::int64_t latency() {
+    if (!heap_.empty()) recompute();
+    return latency_;
+  }
+  // The rows in cycles (RowTimeline's form).
+  RowTimeline timeline() const;
+  // Module row computations so far (a shifted module costs none).
+  std::int64_t module_updates() const { return module_updates_; }
+
+ private:
+  enum class Moved : char { No, Shifted, Yes };
+  struct Mod {
+    ModuleKind kind = ModuleKind::Stage;
+    std::int64_t H = 1, W = 1, Ho = 1, Wo = 1;
+    std::int64_t kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0;
+    bool whole_frame = false, streaming = true;
+    std::vector<int> producers, consumers;
+    // Every producer has all the rows this module reads (else the rows it
+    // lacks read as time 0, which does not shift: no shortcut).
+    bool whole_rows = true;
+    Cycles cycles;      // the latest set_cycles()
+    Cycles computed;    // those the rows were computed with
+    bool ever = false;  // computed at all
+    // Rows, fixed point: first[k] + offset, last[k] + offset.
+    std::vector<std::int64_t> first, last;
+    std::int64_t offset = 0;
+    Moved moved = Moved::No;  // in recompute() pass `moved_pass`
+    std::int64_t shift = 0;   // when moved == Shifted
+    std::uint64_t moved_pass = 0, queued_pass = 0;
+  };
+  // Modules are visited in index (topological) order from a min-heap: the
+  // ones whose Cycles changed and the consumers of those that moved.
+  void queue(int m) {
+    Mod& x = mods_[static_cast<std::size_t>(m)];
+    if (x.queued_pass == pass_) return;
+    x.queued_pass = pass_;
+    heap_.push_back(m);
+    std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+  }
+  void recompute();
+  void compute(Mod& m);  // rows anew; sets m.moved / m.shift against the old rows
+  std::vector<Mod> mods_;
+  std::vector<std::int64_t> in_first_, in_last_, new_first_, new_last_;  // scratch
+  int frames_ = 1;
+  std::int64_t period_ = 0;  // fixed point
+  int host_in_ = -1, host_out_ = -1;
+  std::vector<int> heap_;
+  std::uint64_t pass_ = 1;
+  std::int64_t latency_ = 0;
+  std::int64_t module_updates_ = 0;
+};
 
 // FIFO sizing (FINN's set_fifo_depths step, done analytically). A producer
 // whose output fans out to several consumers moves in lockstep: a beat
