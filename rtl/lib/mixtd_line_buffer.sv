@@ -114,15 +114,17 @@ module mixtd_line_buffer #(
   logic [HB-1:0] wr_r;
   logic [WB-1:0] wr_q;
   logic [SLOTW-1:0] wr_slot;
-  logic [3:0] wr_frame;
+  // Frame counters, compared modulo 2^8: the writer is never more than a
+  // few frames ahead of the windows (CAP pixels), far below 128.
+  logic [7:0] wr_frame;
   logic wrapped;  // CAP pixels have entered: every write reuses a slot
   logic [HB-1:0] old_r;  // pixel g − CAP
   logic [WB-1:0] old_q;
-  logic [3:0] old_frame;
+  logic [7:0] old_frame;
   logic [PB-1:0] pix_in;  // complete pixels of frame wr_frame
 
   // ---- window side --------------------------------------------------------
-  logic [3:0] win_frame;
+  logic [7:0] win_frame;
   logic [HOB-1:0] win_i;
   logic [WOB-1:0] win_j;
   logic [KB-1:0] win_k;  // k = i·WO + j: windows released in win_frame
@@ -133,7 +135,7 @@ module mixtd_line_buffer #(
   wire dropped = !(row_used[wr_r] && col_used[wr_q]);
   wire [KB-1:0] old_need = row_used[old_r] && col_used[old_q] || row_first[old_r] ?
       KB'(row_i[old_r] * KB'(WO) + col_j[old_q] + 1'b1) : KB'((row_i[old_r] + 1'b1) * KB'(WO));
-  wire signed [3:0] frames_ahead = $signed(win_frame - old_frame);
+  wire signed [7:0] frames_ahead = $signed(win_frame - old_frame);
   wire slot_free = !wrapped || frames_ahead > 0 || frames_ahead == 0 && win_k >= old_need;
   assign in_ready = dropped || slot_free;
 
@@ -179,7 +181,10 @@ module mixtd_line_buffer #(
   end
 
   // ---- the current window -------------------------------------------------
-  wire signed [4:0] in_ahead = $signed({1'b0, wr_frame} - {1'b0, win_frame});
+  // Modulo, as frames_ahead: a difference of zero-extended counters went
+  // negative when wr_frame wrapped (15 -> 0 with 4 bits), and the buffer
+  // deadlocked at frame 16.
+  wire signed [7:0] in_ahead = $signed(wr_frame - win_frame);
   wire [PB-1:0] win_last = win_last_row[win_i] + PB'(win_last_col[win_j]);
   assign win_valid = in_ahead > 0 || in_ahead == 0 && pix_in > win_last;
 

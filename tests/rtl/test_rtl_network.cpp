@@ -145,6 +145,17 @@ TEST(RtlNetwork, BrokenRequantiserShiftIsCaughtNamingTheBlockAndWord) {
   EXPECT_NE(r.mismatch.find("first differing word"), std::string::npos) << r.mismatch;
 }
 
+// The line buffer's frame counters wrap (8 bits): 300 frames through tiny
+// cross the wrap, and cross the 16 frames at which a 4-bit counter compared
+// without wrapping once deadlocked every design.
+TEST(RtlNetwork, ManyFramesCrossTheFrameCounterWrap) {
+  rtl::CosimOptions o = options();
+  o.frames = 300;
+  const rtl::CosimResult r = rtl::cosimulate(solved(search::testing::zoo_design("tiny", "zc706")), o);
+  expect_agreement(r);
+  EXPECT_EQ(r.words, 300 * 10);
+}
+
 // Issue 8's network: resnet18-fmnist (width 0.25) with the CPD flow of
 // docs/accuracy.md (CPD engines, grouped SVD layers) on ZC706.
 TEST(RtlNetwork, Resnet18FmnistCpdMatchesGoldenAndSystemC) {
