@@ -346,14 +346,14 @@ CosimResult cosimulate(const arch::Design& d, const CosimOptions& o) {
   CosimResult r;
   r.design = d.name;
   r.frames = o.frames;
-  GeneratedRtl g = generate(d, o.seed);
+  GeneratedRtl g = generate(d, o.seed, o.data.calibration);
   if (!o.fault.empty()) inject_fault(g, o.fault);
   const fs::path dir = build(g, o, false, r.built, r.build_seconds);
   r.build_dir = dir.string();
 
   // The frames and the golden outputs of `mixtd simulate --functional`.
-  const numerics::QNetwork q = sim::quantise(d, o.seed);
-  const numerics::Int8Tensor x = sim::input_frames(q, d.network.input_shape, o.frames, o.seed);
+  const numerics::QNetwork q = sim::quantise(d, o.seed, o.data);
+  const numerics::Int8Tensor x = sim::input_frames(q, d.network.input_shape, o.frames, o.seed, o.data);
   const std::vector<std::int8_t> input = sim::stream_order(x);
   const numerics::Int8Tensor y = numerics::golden::run_network(q, x);
   const std::vector<std::int8_t> want = sim::stream_order(y);
@@ -386,6 +386,13 @@ CosimResult cosimulate(const arch::Design& d, const CosimOptions& o) {
   if (o.frames > 1) r.interval = out.last_out.back() - out.last_out[out.last_out.size() - 2];
   r.words = static_cast<std::int64_t>(out.words.size());
   r.outputs_match = out.words == want;
+  if (y.h == 1 && y.w == 1) {
+    r.golden_top1 = sim::top1(y);
+    r.top1 = sim::top1(out.words, y.c);
+    r.labels.assign(o.data.labels.begin(),
+                    o.data.labels.begin() + std::min<std::ptrdiff_t>(static_cast<std::ptrdiff_t>(o.data.labels.size()),
+                                                                     static_cast<std::ptrdiff_t>(o.frames)));
+  }
   if (!r.outputs_match) {
     if (rc == 3)
       r.mismatch = "the model stopped after " + std::to_string(out.beats) + " output beats of " +
@@ -425,6 +432,7 @@ CosimResult cosimulate(const arch::Design& d, const CosimOptions& o) {
     so.seed = o.seed;
     so.stall_probability = o.stall_probability;
     so.record_streams = true;
+    so.data = o.data;
     const sim::SimResult sc = sim::simulate_isolated(d, so);
     r.systemc = sc.completed;
     r.sc_latency = sc.latency;
@@ -450,6 +458,9 @@ nlohmann::json to_json(const CosimResult& r) {
   j["interval"] = r.interval;
   j["words"] = r.words;
   j["outputs_match"] = r.outputs_match;
+  if (!r.top1.empty()) j["top1"] = r.top1;
+  if (!r.golden_top1.empty()) j["golden_top1"] = r.golden_top1;
+  if (!r.labels.empty()) j["labels"] = r.labels;
   if (!r.mismatch.empty()) j["mismatch"] = r.mismatch;
   if (!r.vcd.empty()) j["vcd"] = r.vcd;
   if (r.systemc) {

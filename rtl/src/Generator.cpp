@@ -152,7 +152,7 @@ std::string requant_image(const std::vector<numerics::Requant>& r, std::int64_t 
   return out;
 }
 
-GeneratedRtl generate(const arch::Design& d, std::uint64_t seed) {
+GeneratedRtl generate(const arch::Design& d, std::uint64_t seed, const numerics::FloatTensor& calibration) {
   const arch::Report report = arch::analyse(d);  // validates the design (legal ψ, τ, device)
   const arch::Graph& g = report.graph;
   for (const auto& m : g.modules) check_mappable(m);
@@ -167,7 +167,9 @@ GeneratedRtl generate(const arch::Design& d, std::uint64_t seed) {
                          "'; rename one of the layers");
     }
   }
-  const numerics::QNetwork q = sim::quantise(d, seed);
+  sim::FunctionalData data;
+  data.calibration = calibration;
+  const numerics::QNetwork q = sim::quantise(d, seed, data);
 
   GeneratedRtl out;
   out.top = "mixtd_top";

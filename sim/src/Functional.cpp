@@ -1,5 +1,6 @@
 #include "mixtd/sim/Functional.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "mixtd/net/Load.h"
@@ -10,7 +11,7 @@
 
 namespace mixtd::sim {
 
-numerics::QNetwork quantise(const arch::Design& design, std::uint64_t seed) {
+numerics::QNetwork quantise(const arch::Design& design, std::uint64_t seed, const FunctionalData& data) {
   // design.yaml loads its network without weights (the hardware figures do
   // not need them); data does: load them from the network's file (.onnx, or
   // .yaml with its .weights), or regenerate a zoo network's seeded ones.
@@ -36,6 +37,13 @@ numerics::QNetwork quantise(const arch::Design& design, std::uint64_t seed) {
     if (!tau.decomposed()) continue;
     td::Decomposer dec(l);
     decomps[l.name] = dec.decompose(tau);
+  }
+  if (data.calibration.n > 0) {
+    const net::Shape& s = d.network.input_shape;
+    require(data.calibration.c == s.c && data.calibration.h == s.h && data.calibration.w == s.w,
+            "calibration images are " + std::to_string(data.calibration.c) + "x" + std::to_string(data.calibration.h) +
+                "x" + std::to_string(data.calibration.w) + ", network '" + d.network.name + "' takes " + s.str());
+    return numerics::quantize_network(d.network, decomps, data.calibration);
   }
   Rng rng(seed);
   numerics::FloatTensor calib(8, d.network.input_shape);
@@ -64,7 +72,18 @@ std::vector<std::int8_t> stage_image(const arch::Design& d, const arch::Module& 
 }
 
 numerics::Int8Tensor input_frames(const numerics::QNetwork& q, const net::Shape& shape, std::int64_t frames,
-                                  std::uint64_t seed) {
+                                  std::uint64_t seed, const FunctionalData& data) {
+  if (data.inputs.n > 0) {
+    const numerics::FloatTensor& in = data.inputs;
+    require(in.c == shape.c && in.h == shape.h && in.w == shape.w,
+            "input images are " + std::to_string(in.c) + "x" + std::to_string(in.h) + "x" + std::to_string(in.w) +
+                ", the network takes " + shape.str());
+    require(in.n >= frames,
+            "asked for " + std::to_string(frames) + " frames, the data set gave " + std::to_string(in.n) + " images");
+    numerics::FloatTensor x(frames, shape);
+    std::copy(in.data.begin(), in.data.begin() + static_cast<std::ptrdiff_t>(x.data.size()), x.data.begin());
+    return numerics::quantize_tensor(x, q.input_exp);
+  }
   Rng rng(seed + 1);
   numerics::FloatTensor x(frames, shape);
   for (auto& v : x.data) v = static_cast<float>(rng.normal());
@@ -79,6 +98,22 @@ std::vector<std::int8_t> stream_order(const numerics::Int8Tensor& x) {
       for (std::int64_t j = 0; j < x.w; ++j)
         for (std::int64_t c = 0; c < x.c; ++c) out.push_back(x.at(n, c, i, j));
   return out;
+}
+
+std::vector<std::int64_t> top1(const std::vector<std::int8_t>& words, std::int64_t per_frame) {
+  std::vector<std::int64_t> out;
+  if (per_frame <= 0) return out;
+  for (std::size_t f = 0; (f + 1) * static_cast<std::size_t>(per_frame) <= words.size(); ++f) {
+    const auto begin = words.begin() + static_cast<std::ptrdiff_t>(f * static_cast<std::size_t>(per_frame));
+    out.push_back(std::max_element(begin, begin + per_frame) - begin);
+  }
+  return out;
+}
+
+std::vector<std::int64_t> top1(const numerics::Int8Tensor& y) {
+  require(y.h == 1 && y.w == 1, "top-1 needs a vector output, the network gives " + std::to_string(y.c) + "x" +
+                                    std::to_string(y.h) + "x" + std::to_string(y.w));
+  return top1(stream_order(y), y.c);
 }
 
 }  // namespace mixtd::sim

@@ -21,6 +21,9 @@ nlohmann::json to_json(const SimResult& r) {
   j["functional"] = r.functional;
   j["outputs_match"] = r.outputs_match;
   j["mismatch"] = r.mismatch;
+  if (!r.top1.empty()) j["top1"] = r.top1;
+  if (!r.golden_top1.empty()) j["golden_top1"] = r.golden_top1;
+  if (!r.labels.empty()) j["labels"] = r.labels;
   j["wall_seconds"] = r.wall_seconds;
   j["beats"] = r.beats;
   auto& mods = j["modules"] = nlohmann::json::array();
@@ -69,6 +72,9 @@ SimResult result_from_json(const nlohmann::json& j) {
   r.functional = j.at("functional").get<bool>();
   r.outputs_match = j.at("outputs_match").get<bool>();
   r.mismatch = j.at("mismatch").get<std::string>();
+  if (j.contains("top1")) r.top1 = j.at("top1").get<std::vector<std::int64_t>>();
+  if (j.contains("golden_top1")) r.golden_top1 = j.at("golden_top1").get<std::vector<std::int64_t>>();
+  if (j.contains("labels")) r.labels = j.at("labels").get<std::vector<std::int64_t>>();
   r.wall_seconds = j.at("wall_seconds").get<double>();
   r.beats = j.at("beats").get<std::int64_t>();
   for (const auto& m : j.at("modules"))

@@ -61,8 +61,8 @@ SimResult simulate(const arch::Design& d, const SimOptions& o) {
   numerics::QNetwork q;
   numerics::Int8Tensor input;
   if (o.functional) {
-    q = quantise(d, o.seed);
-    input = input_frames(q, d.network.input_shape, o.frames, o.seed);
+    q = quantise(d, o.seed, o.data);
+    input = input_frames(q, d.network.input_shape, o.frames, o.seed, o.data);
   }
   sc::HostStalls stalls{o.stall_probability, 8, o.seed};
   Pipeline p(d, g, o.functional ? &q : nullptr, o.frames, stalls, ctx);
@@ -156,6 +156,15 @@ SimResult simulate(const arch::Design& d, const SimOptions& o) {
     const auto want = stream_order(y);
     const auto got_begin = p.memory->bytes.begin() + p.result_base;
     r.outputs_match = std::equal(want.begin(), want.end(), got_begin);
+    if (y.h == 1 && y.w == 1) {
+      r.golden_top1 = top1(y);
+      r.top1 = top1(std::vector<std::int8_t>(got_begin, got_begin + static_cast<std::ptrdiff_t>(want.size())), y.c);
+      if (!o.data.labels.empty())
+        r.labels.assign(
+            o.data.labels.begin(),
+            o.data.labels.begin() + std::min<std::ptrdiff_t>(static_cast<std::ptrdiff_t>(o.data.labels.size()),
+                                                             static_cast<std::ptrdiff_t>(y.n)));
+    }
     if (!r.outputs_match) {
       std::size_t i = 0;
       while (want[i] == *(got_begin + static_cast<std::ptrdiff_t>(i))) ++i;

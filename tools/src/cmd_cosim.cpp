@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "Commands.h"
+#include "DataOptions.h"
 #include "Table.h"
 #include "mixtd/arch/Design.h"
 #include "mixtd/rtl/Cosim.h"
@@ -50,6 +51,7 @@ void print(const rtl::CosimResult& r, std::ostream& out) {
         << r.blocks_outside_tolerance << " outside ±1% + 20 cycles; largest difference " << r.worst_block_diff
         << " cycles (" << r.worst_block << ", " << with_commas(r.worst_block_cycles) << " in SystemC)\n";
   }
+  out << top1_summary("RTL", r.top1, r.golden_top1, r.labels);
   if (!r.vcd.empty()) out << "VCD around the mismatch: " << r.vcd << "\n";
   out << "Verilator: " << with_commas(r.cycles) << " cycles in " << fixed(r.run_seconds, 2) << " s ("
       << with_commas(static_cast<std::int64_t>(r.cycles_per_second())) << " cycles/s)\n";
@@ -64,6 +66,7 @@ Run add_cosim(CLI::App& app) {
     std::string design, cache;
     rtl::CosimOptions o;
     bool json = false, no_systemc = false;
+    DataOptions data;
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("DESIGN", a->design, "a design.yaml (written by `mixtd solve`)")
@@ -81,6 +84,7 @@ Run add_cosim(CLI::App& app) {
   cmd->add_option("--vcd", a->o.vcd, "on a mismatch, write a VCD of the 2,000 cycles before it to this file");
   cmd->add_option("--inject-fault", a->o.fault,
                   "break the RTL on purpose to see the checks catch it: requant-shift (the first stage's shifts + 1)");
+  add_data_options(cmd, a->data, true);
   cmd->add_flag("--no-systemc", a->no_systemc, "skip the SystemC run (outputs are still checked against golden)");
   cmd->add_flag("--json", a->json, "machine-readable output");
   cmd->footer(
@@ -91,11 +95,17 @@ Run add_cosim(CLI::App& app) {
       "the same design does not rebuild. Exits with status 1 on any mismatch.\n\n"
       "Needs verilator (Debian package 'verilator') and a C++ compiler.\n\n"
       "Examples:\n  mixtd solve resnet18-fmnist:width=0.25 --device zc706 -o fm.yaml && mixtd cosim fm.yaml\n"
-      "  mixtd cosim fm.yaml --frames 3 --stall 0.2 --json");
+      "  mixtd cosim fm.yaml --frames 3 --stall 0.2 --json\n"
+      "  mixtd solve configs/networks/resnet18-fmnist-w0.25.onnx --device zc706 -o trained.yaml\n"
+      "  mixtd cosim trained.yaml --dataset fmnist --frames 20    # a trained network on its test images\n\n"
+      "With --dataset the BFP8 exponents are calibrated on the images `mixtd accuracy --calib`\n"
+      "uses and the frames are test images, so the RTL's top-1 can be read next to the labels\n"
+      "and next to `mixtd accuracy`'s BFP8 prediction.");
   return [a] {
     a->o.cache = a->cache;
     a->o.compare_systemc = !a->no_systemc;
     const arch::Design d = arch::load_design(a->design);
+    a->o.data = load_data(a->data, a->o.frames);
     const rtl::CosimResult r = rtl::cosimulate(d, a->o);
     if (a->json)
       std::cout << rtl::to_json(r).dump(2) << '\n';

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "Commands.h"
+#include "DataOptions.h"
 #include "Table.h"
 #include "mixtd/arch/Design.h"
 #include "mixtd/rtl/Generator.h"
@@ -17,6 +18,7 @@ Run add_gen_rtl(CLI::App& app) {
   struct Args {
     std::string design, out;
     std::uint64_t seed = 1;
+    DataOptions data;
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("DESIGN", a->design, "a design.yaml (written by `mixtd solve`)")
@@ -25,6 +27,7 @@ Run add_gen_rtl(CLI::App& app) {
   cmd->add_option("-o,--output", a->out, "directory to write (created)")->required();
   cmd->add_option("--seed", a->seed, "calibration seed of the BFP8 network (as `mixtd simulate --seed`)")
       ->capture_default_str();
+  add_data_options(cmd, a->data, false);
   cmd->footer(
       "Writes DIR/mixtd_top.sv (ports clk, rst_n, in_*/out_* valid-ready streams), DIR/lib/*.sv\n"
       "(the block library), DIR/mem/*.hex (weights and requantisers, $readmemh; paths relative\n"
@@ -32,11 +35,12 @@ Run add_gen_rtl(CLI::App& app) {
       "give the same bytes. A design the library cannot build is refused before anything is\n"
       "written.\n\n"
       "Examples:\n  mixtd gen-rtl fm.yaml -o fm-rtl\n"
+      "  mixtd gen-rtl trained.yaml --dataset fmnist -o trained-rtl   # exponents from its data\n"
       "  cd fm-rtl && verilator --lint-only -Wall -f files.f --top-module mixtd_top\n"
       "  cd fm-rtl && yosys -p 'read_verilog -sv lib/*.sv mixtd_top.sv; synth_xilinx -family xcup -top mixtd_top'");
   return [a] {
     const arch::Design d = arch::load_design(a->design);
-    const rtl::GeneratedRtl g = rtl::generate(d, a->seed);
+    const rtl::GeneratedRtl g = rtl::generate(d, a->seed, load_data(a->data, 0).calibration);
     rtl::write(g, a->out);
     std::int64_t bytes = 0, images = 0;
     for (const auto& f : g.files) {

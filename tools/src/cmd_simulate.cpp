@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "Commands.h"
+#include "DataOptions.h"
 #include "Table.h"
 #include "mixtd/sim/Simulate.h"
 #include "mixtd/support/Error.h"
@@ -85,6 +86,7 @@ void print_result(const sim::SimResult& r, std::ostream& out, bool all_modules) 
     out << (r.outputs_match
                 ? "outputs: identical to the integer golden executor (all " + std::to_string(r.frames) + " frames)\n"
                 : "outputs: MISMATCH against the golden executor at " + r.mismatch + "\n");
+  if (r.functional && r.completed) out << top1_summary("SystemC", r.top1, r.golden_top1, r.labels);
   out << "simulator: " << fixed(r.wall_seconds, 2) << " s wall, "
       << with_commas(static_cast<std::int64_t>(static_cast<double>(r.cycles) / std::max(1e-9, r.wall_seconds)))
       << " cycles/s, "
@@ -100,6 +102,7 @@ Run add_simulate(CLI::App& app) {
     std::string design, trace;
     sim::SimOptions o;
     bool timing_only = false, json = false, all = false;
+    DataOptions data;
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("DESIGN", a->design, "a design.yaml (written by `mixtd solve`)")
@@ -117,6 +120,7 @@ Run add_simulate(CLI::App& app) {
   cmd->add_option("--stall", a->o.stall_probability, "random host-side gaps and back-pressure, per beat (0..1)")
       ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--seed", a->o.seed, "input frames, calibration and stalls")->capture_default_str();
+  add_data_options(cmd, a->data, true);
   cmd->add_flag("--all-modules", a->all, "list every module and stream, not only stages and busy ones");
   cmd->add_flag("--json", a->json, "machine-readable output");
   cmd->footer(
@@ -126,10 +130,16 @@ Run add_simulate(CLI::App& app) {
       "= cycles between the last two frames. A deadlock is reported with the blocked FIFOs and\n"
       "exits with status 1.\n\n"
       "Examples:\n  mixtd solve resnet18-fmnist --device zc706 -o fm.yaml && mixtd simulate fm.yaml --functional\n"
-      "  mixtd simulate r18.yaml --frames 1 --json > r18-sim.json");
+      "  mixtd simulate r18.yaml --frames 1 --json > r18-sim.json\n"
+      "  mixtd solve configs/networks/resnet18-fmnist-w0.25.onnx --device zc706 -o trained.yaml\n"
+      "  mixtd simulate trained.yaml --functional --dataset fmnist --frames 20   # its test images");
   return [a] {
     a->o.trace_path = a->trace;
     const arch::Design d = arch::load_design(a->design);
+    if (!a->data.dataset.empty()) {
+      require(a->o.functional, "--dataset needs --functional (a timing-only run carries no data)");
+      a->o.data = load_data(a->data, a->o.frames);
+    }
     const sim::SimResult r = sim::simulate(d, a->o);
     if (a->json)
       std::cout << sim::to_json(r).dump(2) << '\n';

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "mixtd/arch/Design.h"
+#include "mixtd/sim/Functional.h"
 
 namespace mixtd::rtl {
 
@@ -27,6 +28,7 @@ struct CosimOptions {
   int build_jobs = 2;            // parallel compiles of the Verilated model
   std::string vcd;               // on a mismatch: a VCD of the cycles around it ("" = none)
   bool compare_systemc = true;   // also run the SystemC model for its cycles
+  sim::FunctionalData data;      // calibration and input images (empty: seeded, as sim::SimOptions)
   // A deliberate bug, to show the checks catch one: "requant-shift" adds 1
   // to every shift of the first stage's requantiser image ("" = none).
   std::string fault;
@@ -44,7 +46,10 @@ struct CosimResult {
   std::int64_t words = 0;             // output words compared
   bool outputs_match = false;
   std::string mismatch;  // the first differing word
-  std::string vcd;       // written, if asked for and there was a mismatch
+  // Per frame, the top-1 class of the RTL's and the golden executor's
+  // outputs (a network with a vector output), and the labels if given.
+  std::vector<std::int64_t> top1, golden_top1, labels;
+  std::string vcd;  // written, if asked for and there was a mismatch
   // SystemC on the same design, frames and seed (compare_systemc).
   bool systemc = false;
   std::vector<std::int64_t> sc_latency;

@@ -17,6 +17,7 @@
 
 #include "mixtd/arch/Design.h"
 #include "mixtd/numerics/Bfp8.h"
+#include "mixtd/numerics/Tensor.h"
 
 namespace mixtd::rtl {
 
@@ -49,9 +50,9 @@ struct GeneratedRtl {
 
 // Checks that every module can be mapped (clear mixtd::Error naming the
 // layer, module and offending value otherwise) and generates the RTL.
-// `seed` is the calibration seed of sim::quantise (the SystemC model's
-// --functional uses the same).
-GeneratedRtl generate(const arch::Design& d, std::uint64_t seed = 1);
+// `seed` and `calibration` are sim::quantise's (the SystemC model's
+// --functional uses the same): seeded images, or the data set's if given.
+GeneratedRtl generate(const arch::Design& d, std::uint64_t seed = 1, const numerics::FloatTensor& calibration = {});
 
 // The hash GeneratedRtl::hash holds: of every file's path and text, in order
 // (recompute it after editing `files`).

@@ -13,20 +13,37 @@
 
 namespace mixtd::sim {
 
-// The design's network in BFP8: its decomposed layers, calibrated on a
-// seeded batch of normal images (bit-exactness needs no real data).
-numerics::QNetwork quantise(const arch::Design& design, std::uint64_t seed);
+// The images a functional run computes with. Empty tensors (n = 0): seeded
+// normal images (bit-exactness needs no real data). With a data set, the
+// calibration images set the BFP8 activation exponents (as `mixtd accuracy`
+// does, so the predictions are the same) and the inputs are the frames.
+struct FunctionalData {
+  numerics::FloatTensor calibration;  // NCHW, normalised as the network expects
+  numerics::FloatTensor inputs;       // NCHW, at least as many as the frames run
+  std::vector<std::int64_t> labels;   // of `inputs`, if known (for top-1)
+  bool empty() const { return calibration.n == 0 && inputs.n == 0; }
+};
+
+// The design's network in BFP8: its decomposed layers, its weights (the
+// network file's, or a zoo network's seeded ones), calibrated on
+// `data.calibration`, or on 8 normal images from `seed` if that is empty.
+numerics::QNetwork quantise(const arch::Design& design, std::uint64_t seed, const FunctionalData& data = {});
 
 // The weights of stage `m` (one chunk's QStage) in the order the hardware
 // reads them: [out, in, kh, kw] with a linear layer's columns permuted from
 // (channel, row, col) to the stream's (row, col, channel).
 std::vector<std::int8_t> stage_image(const arch::Design& d, const arch::Module& m, const numerics::QStage& st);
 
-// The input frames of a functional run: seeded normal images in BFP8 at
-// the network's input exponent (the SystemC model and co-simulation feed
-// the same ones).
+// The input frames of a functional run in BFP8 at the network's input
+// exponent: the first `frames` of `data.inputs`, or seeded normal images if
+// it is empty (the SystemC model and co-simulation feed the same ones).
 numerics::Int8Tensor input_frames(const numerics::QNetwork& q, const net::Shape& shape, std::int64_t frames,
-                                  std::uint64_t seed);
+                                  std::uint64_t seed, const FunctionalData& data = {});
+
+// Each frame's top-1 class: the largest of its int8 outputs (the first on a
+// tie), for a network whose output is a vector (C x 1 x 1).
+std::vector<std::int64_t> top1(const numerics::Int8Tensor& y);
+std::vector<std::int64_t> top1(const std::vector<std::int8_t>& stream_words, std::int64_t per_frame);
 
 // A tensor's frames in stream order (frame, row, col, channel).
 std::vector<std::int8_t> stream_order(const numerics::Int8Tensor& x);

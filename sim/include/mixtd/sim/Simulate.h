@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "mixtd/arch/Design.h"
+#include "mixtd/sim/Functional.h"
 
 namespace mixtd::sim {
 
@@ -26,6 +27,7 @@ struct SimOptions {
   double stall_probability = 0;   // random host-side gaps / back-pressure per beat
   std::uint64_t seed = 1;         // input frames, calibration batch, stalls
   bool record_streams = false;    // keep every FIFO's beats (SimResult::streams)
+  FunctionalData data;            // functional: calibration and input images (empty: seeded)
 };
 
 // Every beat pushed into one physical FIFO: its words (functional runs) and
@@ -74,6 +76,9 @@ struct SimResult {
   // --functional
   bool functional = false, outputs_match = false;
   std::string mismatch;  // the first differing word
+  // Per frame, the top-1 class of the simulated and of the golden outputs
+  // (a network with a vector output), and the data set's labels if given.
+  std::vector<std::int64_t> top1, golden_top1, labels;
   // Simulator speed.
   double wall_seconds = 0;
   std::int64_t beats = 0;  // beats moved through all streams
