@@ -103,9 +103,14 @@ void check_mappable(const arch::Module& m) {
 
 std::string stage_weight_image(const std::vector<std::int8_t>& weight, std::int64_t in_ch, std::int64_t out_ch,
                                std::int64_t kh, std::int64_t kw, bool depthwise, std::int64_t p_in, std::int64_t p_out,
-                               std::int64_t fine) {
-  const std::int64_t kk = kh * kw, kch = kk / fine, cch = in_ch / p_in;
-  const std::int64_t cin = depthwise ? 1 : in_ch;
+                               std::int64_t fine, std::int64_t groups) {
+  require(depthwise || (groups >= 1 && in_ch % (groups * p_in) == 0 && out_ch % (groups * p_out) == 0),
+          "stage_weight_image: " + std::to_string(groups) + " groups with p_in = " + std::to_string(p_in) +
+              ", p_out = " + std::to_string(p_out) + " do not divide " + std::to_string(in_ch) + " input and " +
+              std::to_string(out_ch) + " output channels");
+  // A dense block reads the channels of its group: cin = in_ch / groups of them.
+  const std::int64_t cin = depthwise ? 1 : in_ch / groups;
+  const std::int64_t kk = kh * kw, kch = kk / fine, cch = cin / p_in;
   require(static_cast<std::int64_t>(weight.size()) == out_ch * cin * kk,
           "stage_weight_image: " + std::to_string(weight.size()) + " weights for a " + std::to_string(out_ch) + "×" +
               std::to_string(cin) + "×" + std::to_string(kh) + "×" + std::to_string(kw) + " stage");
@@ -134,7 +139,7 @@ std::string stage_weight_image(const std::vector<std::int8_t>& weight, std::int6
           for (std::int64_t m = 0; m < p_in; ++m)
             for (std::int64_t n = 0; n < fine; ++n)
               lanes.push_back(
-                  weight[static_cast<std::size_t>(((b * p_out + l) * in_ch + cc * p_in + m) * kk + kc * fine + n)]);
+                  weight[static_cast<std::size_t>(((b * p_out + l) * cin + cc * p_in + m) * kk + kc * fine + n)]);
         word(lanes);
       }
   return out;
@@ -209,7 +214,7 @@ GeneratedRtl generate(const arch::Design& d, std::uint64_t seed) {
           const std::int64_t p_out = s.depthwise ? m.psi.p_in : m.psi.p_out;
           const std::string wfile = "mem/" + n + ".weights.hex", rfile = "mem/" + n + ".requant.hex";
           images.push_back({wfile, stage_weight_image(sim::stage_image(d, m, qs), s.in_ch, s.out_ch, s.kh, s.kw,
-                                                      s.depthwise, m.psi.p_in, p_out, m.psi.fine)});
+                                                      s.depthwise, m.psi.p_in, p_out, m.psi.fine, s.groups)});
           images.push_back({rfile, requant_image(qs.requant, p_out)});
           body << "  mixtd_conv_stage #(\n      .C(" << s.in_ch << "), .H(" << s.in.h << "), .W(" << s.in.w << "), .N("
                << s.out_ch << "), .KH(" << s.kh << "), .KW(" << s.kw << "), .SH(" << s.sh << "), .SW(" << s.sw
