@@ -71,14 +71,18 @@ void check_mappable(const arch::Module& m) {
   switch (m.kind) {
     case K::Stage: {
       const td::StageShape& s = m.shape;
-      require(s.groups == 1 || s.depthwise, where(m) + ": a conv with " + std::to_string(s.groups) + " groups of " +
-                                                std::to_string(s.in_per_group()) +
-                                                " channels; the RTL stage is dense (1 group) or depthwise");
-      require(s.in_ch % m.psi.p_in == 0, where(m) + ": p_in = " + std::to_string(m.psi.p_in) + " must divide the " +
-                                             std::to_string(s.in_ch) + " input channels");
-      require(s.depthwise || s.out_ch % m.psi.p_out == 0, where(m) + ": p_out = " + std::to_string(m.psi.p_out) +
-                                                              " must divide the " + std::to_string(s.out_ch) +
-                                                              " output channels");
+      // Depthwise, or dense with `groups` conv groups (1: a plain conv): p_in
+      // must divide a group's input channels, p_out its output channels.
+      const std::int64_t groups = s.depthwise ? 1 : s.groups;
+      require(groups >= 1 && s.in_ch % groups == 0 && s.out_ch % groups == 0,
+              where(m) + ": " + std::to_string(s.groups) + " groups do not divide " + std::to_string(s.in_ch) +
+                  " input and " + std::to_string(s.out_ch) + " output channels");
+      require((s.in_ch / groups) % m.psi.p_in == 0, where(m) + ": p_in = " + std::to_string(m.psi.p_in) +
+                                                        " must divide the " + std::to_string(s.in_ch / groups) +
+                                                        " input channels" + (groups > 1 ? " of a group" : ""));
+      require(s.depthwise || (s.out_ch / groups) % m.psi.p_out == 0,
+              where(m) + ": p_out = " + std::to_string(m.psi.p_out) + " must divide the " +
+                  std::to_string(s.out_ch / groups) + " output channels" + (groups > 1 ? " of a group" : ""));
       require((s.kh * s.kw) % m.psi.fine == 0, where(m) + ": fine = " + std::to_string(m.psi.fine) +
                                                    " must divide kh·kw = " + std::to_string(s.kh * s.kw));
       require(m.width_in == m.psi.p_in && m.width_out == (s.depthwise ? m.psi.p_in : m.psi.p_out),
@@ -219,7 +223,8 @@ GeneratedRtl generate(const arch::Design& d, std::uint64_t seed) {
           body << "  mixtd_conv_stage #(\n      .C(" << s.in_ch << "), .H(" << s.in.h << "), .W(" << s.in.w << "), .N("
                << s.out_ch << "), .KH(" << s.kh << "), .KW(" << s.kw << "), .SH(" << s.sh << "), .SW(" << s.sw
                << "), .PH(" << s.ph << "), .PW(" << s.pw << "),\n      .P_IN(" << m.psi.p_in << "), .P_OUT("
-               << m.psi.p_out << "), .FINE(" << m.psi.fine << "), .DEPTHWISE(" << (s.depthwise ? 1 : 0) << "), .CAP("
+               << m.psi.p_out << "), .FINE(" << m.psi.fine << "), .DEPTHWISE(" << (s.depthwise ? 1 : 0) << "), "
+               << (s.depthwise || s.groups == 1 ? "" : ".GROUPS(" + std::to_string(s.groups) + "), ") << ".CAP("
                << arch::line_buffer_capacity(s.kh, s.kw, s.sh, s.sw, s.ph, s.pw, s.in.h, s.in.w)
                << "),\n      .WEIGHT_FILE(\"" << wfile << "\"), .REQUANT_FILE(\"" << rfile << "\")\n  ) " << n << " "
                << conn;
