@@ -3,8 +3,13 @@
 // Stage.cpp), with its timing rules (arch::stage_cycles):
 //
 //  * windows in raster order; per window BLOCKS output blocks (P_OUT
-//    channels dense, P_IN depthwise), each COST cycles: (C/P_IN)·(kh·kw/FINE)
-//    dense, kh·kw/FINE depthwise, issued back to back;
+//    channels dense, P_IN depthwise), each COST cycles: (C/(GROUPS·P_IN))·
+//    (kh·kw/FINE) dense, kh·kw/FINE depthwise, issued back to back;
+//  * grouped (1 < GROUPS, dense): one engine for all groups; the
+//    (N/GROUPS)/P_OUT blocks of group g (output channels g·N/GROUPS …) come
+//    one after the other in output-channel order and read only the
+//    C/GROUPS input channels of g (line buffer chunks g·CCH … g·CCH+CCH−1),
+//    as sc::MacArray;
 //  * a block's beat is offered kMacPipeline + kRequantPipeline = 5 cycles
 //    after the block's last cycle (read, multiply-and-tree, accumulate;
 //    requantise, output register);
@@ -18,8 +23,8 @@
 //
 // Memory images (docs/rtl.md): WEIGHT_FILE, one word per (block, channel
 // chunk, kernel chunk) in that order, lane (l·P_IN + m)·FINE + n = weight of
-// output channel block·P_OUT + l, input channel chunk·P_IN + m, kernel
-// position chunk·FINE + n (depthwise: one word per (block, kernel chunk),
+// output channel block·P_OUT + l, input channel chunk·P_IN + m of the
+// block's group (of C/GROUPS), kernel position chunk·FINE + n (depthwise: one word per (block, kernel chunk),
 // lane m·FINE + n); REQUANT_FILE, one word per block, lane l (40 bits) =
 // {relu, shift[6:0], bias[31:0]} of the block's output channel l.
 module mixtd_conv_stage #(
@@ -37,6 +42,7 @@ module mixtd_conv_stage #(
     parameter int P_OUT = 1,
     parameter int FINE = 1,
     parameter int DEPTHWISE = 0,  // 1: depthwise (outer products)
+    parameter int GROUPS = 1,     // dense: conv groups (P_IN | C/GROUPS, P_OUT | N/GROUPS)
     parameter int CAP = 32,
     parameter WEIGHT_FILE = "",
     parameter REQUANT_FILE = "",
@@ -55,7 +61,9 @@ module mixtd_conv_stage #(
   localparam bit DW = DEPTHWISE != 0;
   localparam int KK = KH * KW;
   localparam int KCH = KK / FINE;
-  localparam int CCH = C / P_IN;
+  localparam int G = DW ? 1 : GROUPS;  // depthwise: GROUPS is not used
+  localparam int LCH = C / P_IN;       // the line buffer's channel chunks
+  localparam int CCH = C / (G * P_IN);  // channel chunks a block reads
   localparam int BLOCKS = DW ? C / P_IN : N / P_OUT;
   localparam int COST = DW ? KCH : CCH * KCH;
   localparam int PIPE = 5;  // arch::kMacPipeline + arch::kRequantPipeline
@@ -65,6 +73,7 @@ module mixtd_conv_stage #(
   localparam int CCW = CCH > 1 ? $clog2(CCH) : 1;
   localparam int KCW = KCH > 1 ? $clog2(KCH) : 1;
   localparam int BW = BLOCKS > 1 ? $clog2(BLOCKS) : 1;
+  localparam int LCW = LCH > 1 ? $clog2(LCH) : 1;
   localparam int WAW = WWORDS > 1 ? $clog2(WWORDS) : 1;
   localparam int CRW = $clog2(CREDITS + 1);
 
@@ -88,7 +97,27 @@ module mixtd_conv_stage #(
   wire issue = !step0 || credit && (blk != '0 || win_valid);
   wire last_block = blk == BW'(BLOCKS - 1);
   wire release_window = issue && last_step && last_block;
-  wire [CCW-1:0] rd_cc = DW ? CCW'(blk) : cc;
+  logic [LCW-1:0] rd_cc;
+  if (G > 1) begin : g_groups
+    // The block's group, as the line buffer chunk its input channels start
+    // at (gbase = group·CCH), and the block's index within its group.
+    localparam int BPG = BLOCKS / G;
+    localparam int BGW = BPG > 1 ? $clog2(BPG) : 1;
+    logic [BGW-1:0] bg;
+    logic [LCW-1:0] gbase;
+    always_ff @(posedge clk) begin
+      if (!rst_n) begin
+        bg <= '0;
+        gbase <= '0;
+      end else if (issue && last_step) begin
+        bg <= bg == BGW'(BPG - 1) ? '0 : bg + 1'b1;
+        gbase <= last_block ? '0 : bg == BGW'(BPG - 1) ? gbase + LCW'(CCH) : gbase;
+      end
+    end
+    assign rd_cc = gbase + LCW'(cc);
+  end else begin : g_dense
+    assign rd_cc = DW ? LCW'(blk) : LCW'(cc);
+  end
   wire out_pop = out_valid && out_ready;
 
   always_ff @(posedge clk) begin

@@ -71,14 +71,18 @@ void check_mappable(const arch::Module& m) {
   switch (m.kind) {
     case K::Stage: {
       const td::StageShape& s = m.shape;
-      require(s.groups == 1 || s.depthwise, where(m) + ": a conv with " + std::to_string(s.groups) + " groups of " +
-                                                std::to_string(s.in_per_group()) +
-                                                " channels; the RTL stage is dense (1 group) or depthwise");
-      require(s.in_ch % m.psi.p_in == 0, where(m) + ": p_in = " + std::to_string(m.psi.p_in) + " must divide the " +
-                                             std::to_string(s.in_ch) + " input channels");
-      require(s.depthwise || s.out_ch % m.psi.p_out == 0, where(m) + ": p_out = " + std::to_string(m.psi.p_out) +
-                                                              " must divide the " + std::to_string(s.out_ch) +
-                                                              " output channels");
+      // Depthwise, or dense with `groups` conv groups (1: a plain conv): p_in
+      // must divide a group's input channels, p_out its output channels.
+      const std::int64_t groups = s.depthwise ? 1 : s.groups;
+      require(groups >= 1 && s.in_ch % groups == 0 && s.out_ch % groups == 0,
+              where(m) + ": " + std::to_string(s.groups) + " groups do not divide " + std::to_string(s.in_ch) +
+                  " input and " + std::to_string(s.out_ch) + " output channels");
+      require((s.in_ch / groups) % m.psi.p_in == 0, where(m) + ": p_in = " + std::to_string(m.psi.p_in) +
+                                                        " must divide the " + std::to_string(s.in_ch / groups) +
+                                                        " input channels" + (groups > 1 ? " of a group" : ""));
+      require(s.depthwise || (s.out_ch / groups) % m.psi.p_out == 0,
+              where(m) + ": p_out = " + std::to_string(m.psi.p_out) + " must divide the " +
+                  std::to_string(s.out_ch / groups) + " output channels" + (groups > 1 ? " of a group" : ""));
       require((s.kh * s.kw) % m.psi.fine == 0, where(m) + ": fine = " + std::to_string(m.psi.fine) +
                                                    " must divide kh·kw = " + std::to_string(s.kh * s.kw));
       require(m.width_in == m.psi.p_in && m.width_out == (s.depthwise ? m.psi.p_in : m.psi.p_out),
@@ -103,9 +107,14 @@ void check_mappable(const arch::Module& m) {
 
 std::string stage_weight_image(const std::vector<std::int8_t>& weight, std::int64_t in_ch, std::int64_t out_ch,
                                std::int64_t kh, std::int64_t kw, bool depthwise, std::int64_t p_in, std::int64_t p_out,
-                               std::int64_t fine) {
-  const std::int64_t kk = kh * kw, kch = kk / fine, cch = in_ch / p_in;
-  const std::int64_t cin = depthwise ? 1 : in_ch;
+                               std::int64_t fine, std::int64_t groups) {
+  require(depthwise || (groups >= 1 && in_ch % (groups * p_in) == 0 && out_ch % (groups * p_out) == 0),
+          "stage_weight_image: " + std::to_string(groups) + " groups with p_in = " + std::to_string(p_in) +
+              ", p_out = " + std::to_string(p_out) + " do not divide " + std::to_string(in_ch) + " input and " +
+              std::to_string(out_ch) + " output channels");
+  // A dense block reads the channels of its group: cin = in_ch / groups of them.
+  const std::int64_t cin = depthwise ? 1 : in_ch / groups;
+  const std::int64_t kk = kh * kw, kch = kk / fine, cch = cin / p_in;
   require(static_cast<std::int64_t>(weight.size()) == out_ch * cin * kk,
           "stage_weight_image: " + std::to_string(weight.size()) + " weights for a " + std::to_string(out_ch) + "×" +
               std::to_string(cin) + "×" + std::to_string(kh) + "×" + std::to_string(kw) + " stage");
@@ -134,7 +143,7 @@ std::string stage_weight_image(const std::vector<std::int8_t>& weight, std::int6
           for (std::int64_t m = 0; m < p_in; ++m)
             for (std::int64_t n = 0; n < fine; ++n)
               lanes.push_back(
-                  weight[static_cast<std::size_t>(((b * p_out + l) * in_ch + cc * p_in + m) * kk + kc * fine + n)]);
+                  weight[static_cast<std::size_t>(((b * p_out + l) * cin + cc * p_in + m) * kk + kc * fine + n)]);
         word(lanes);
       }
   return out;
@@ -211,12 +220,13 @@ GeneratedRtl generate(const arch::Design& d, std::uint64_t seed, const numerics:
           const std::int64_t p_out = s.depthwise ? m.psi.p_in : m.psi.p_out;
           const std::string wfile = "mem/" + n + ".weights.hex", rfile = "mem/" + n + ".requant.hex";
           images.push_back({wfile, stage_weight_image(sim::stage_image(d, m, qs), s.in_ch, s.out_ch, s.kh, s.kw,
-                                                      s.depthwise, m.psi.p_in, p_out, m.psi.fine)});
+                                                      s.depthwise, m.psi.p_in, p_out, m.psi.fine, s.groups)});
           images.push_back({rfile, requant_image(qs.requant, p_out)});
           body << "  mixtd_conv_stage #(\n      .C(" << s.in_ch << "), .H(" << s.in.h << "), .W(" << s.in.w << "), .N("
                << s.out_ch << "), .KH(" << s.kh << "), .KW(" << s.kw << "), .SH(" << s.sh << "), .SW(" << s.sw
                << "), .PH(" << s.ph << "), .PW(" << s.pw << "),\n      .P_IN(" << m.psi.p_in << "), .P_OUT("
-               << m.psi.p_out << "), .FINE(" << m.psi.fine << "), .DEPTHWISE(" << (s.depthwise ? 1 : 0) << "), .CAP("
+               << m.psi.p_out << "), .FINE(" << m.psi.fine << "), .DEPTHWISE(" << (s.depthwise ? 1 : 0) << "), "
+               << (s.depthwise || s.groups == 1 ? "" : ".GROUPS(" + std::to_string(s.groups) + "), ") << ".CAP("
                << arch::line_buffer_capacity(s.kh, s.kw, s.sh, s.sw, s.ph, s.pw, s.in.h, s.in.w)
                << "),\n      .WEIGHT_FILE(\"" << wfile << "\"), .REQUANT_FILE(\"" << rfile << "\")\n  ) " << n << " "
                << conn;

@@ -166,7 +166,7 @@ std::string run_child(const WindowBlockSpec& s) {
     sp.in_ch = s.c;
     sp.out_ch = out_ch;
     sp.depthwise = s.kind == WindowBlockSpec::Kind::Depthwise;
-    sp.groups = sp.depthwise ? s.c : 1;
+    sp.groups = sp.depthwise ? s.c : s.groups;
     sp.p_in = s.p_in;
     sp.p_out = s.p_out;
     sp.fine = s.fine;

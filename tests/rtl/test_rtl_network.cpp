@@ -156,6 +156,58 @@ TEST(RtlNetwork, ManyFramesCrossTheFrameCounterWrap) {
   EXPECT_EQ(r.words, 300 * 10);
 }
 
+bool has_grouped_stage(const arch::Design& d) {
+  for (const auto& m : arch::build_graph(d).modules)
+    if (m.kind == arch::ModuleKind::Stage && !m.shape.depthwise && m.shape.groups > 1) return true;
+  return false;
+}
+
+// tiny-dw, undecomposed: a depthwise, a 2-group 3×3 conv (gconv3, one
+// grouped mixtd_conv_stage) and a 5×5 depthwise, solved for ZCU102 (issue
+// 20). gconv3 gets ψ = (8, 8, 9): one channel chunk and one block per group.
+TEST(RtlNetwork, TinyDwGroupedConvMatchesGoldenAndSystemC) {
+  const arch::Design d = solved(search::testing::zoo_design("tiny-dw", "zcu102"));
+  ASSERT_TRUE(has_grouped_stage(d));
+  const rtl::CosimResult r = rtl::cosimulate(d, options());
+  expect_agreement(r);
+  RecordProperty("interval_rtl_systemc", std::to_string(r.interval) + "/" + std::to_string(r.sc_interval));
+  RecordProperty("latency_rtl_systemc", std::to_string(r.latency.front()) + "/" + std::to_string(r.sc_latency.front()));
+}
+
+// The same with gconv3 at ψ = (2, 4, 3): 4 channel chunks and 2 blocks per
+// group, every word of every FIFO as SystemC's, latency and interval within
+// issue 8's bounds (both equal). gconv3 is then the bottleneck (12× the
+// others' interval) and the blocks upstream of it run up to 609 cycles
+// ahead of SystemC (host_in, on 3,895): the back-pressure look-ahead of
+// docs/rtl.md, not the grouped stage — a dense bottleneck instead (`mixtd
+// cosim` of the solved design with pw2 at ψ = (1, 1, 1)) shows the same
+// (host_in 884 cycles ahead on 12,112). So the per-block ±1% + 20 rule
+// is not asserted here, only recorded.
+TEST(RtlNetwork, TinyDwNarrowGroupedConvMatchesGoldenAndSystemCWords) {
+  arch::Design d = solved(search::testing::zoo_design("tiny-dw", "zcu102"));
+  d.layers.at("gconv3").stages.at(0) = arch::Psi{2, 4, 3};
+  d.name += " gconv3 psi (2, 4, 3)";
+  arch::size_fifos(d);
+  ASSERT_TRUE(has_grouped_stage(d));
+  const rtl::CosimResult r = rtl::cosimulate(d, options());
+  EXPECT_TRUE(r.outputs_match) << r.mismatch;
+  ASSERT_TRUE(r.systemc);
+  EXPECT_TRUE(r.sc_outputs_match);
+  EXPECT_EQ(r.first_bad_stream, "") << r.block_mismatch;
+  EXPECT_GT(r.streams_compared, 0);
+  ASSERT_FALSE(r.latency.empty());
+  ASSERT_FALSE(r.sc_latency.empty());
+  EXPECT_LE(std::abs(static_cast<double>(r.interval - r.sc_interval)), 0.02 * static_cast<double>(r.sc_interval));
+  EXPECT_LE(std::abs(static_cast<double>(r.latency.front() - r.sc_latency.front())),
+            0.01 * static_cast<double>(r.sc_latency.front()) + 20);
+  RecordProperty("interval_rtl_systemc", std::to_string(r.interval) + "/" + std::to_string(r.sc_interval));
+  RecordProperty("latency_rtl_systemc", std::to_string(r.latency.front()) + "/" + std::to_string(r.sc_latency.front()));
+  RecordProperty("blocks_outside_tolerance", std::to_string(r.blocks_outside_tolerance) + " of " +
+                                                 std::to_string(r.blocks_compared) + ", worst " + r.worst_block + " " +
+                                                 std::to_string(r.worst_block_diff) + " on " +
+                                                 std::to_string(r.worst_block_cycles));
+}
+
 // Issue 8's network: resnet18-fmnist (width 0.25) with the CPD flow of
 // docs/accuracy.md (CPD engines, grouped SVD layers) on ZC706.
 TEST(RtlNetwork, Resnet18FmnistCpdMatchesGoldenAndSystemC) {

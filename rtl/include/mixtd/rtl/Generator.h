@@ -67,10 +67,13 @@ void write(const GeneratedRtl& g, const std::filesystem::path& dir);
 // A stage's weight memory as mixtd_conv_stage reads it: one hex line per
 // (block, channel chunk, kernel chunk) word, lane (l·P_IN + m)·FINE + n;
 // depthwise one per (block, kernel chunk), lane m·FINE + n. `weight` is
-// [out, in (1 depthwise), kh, kw].
+// [out, in/groups (1 depthwise), kh, kw]. A grouped conv's block b holds
+// output channels b·p_out … of group b·p_out / (out/groups); its channel
+// chunks are those of its group's in/groups input channels (chunk cc, lane m
+// = the group's input channel cc·p_in + m). `groups` is ignored depthwise.
 std::string stage_weight_image(const std::vector<std::int8_t>& weight, std::int64_t in_ch, std::int64_t out_ch,
                                std::int64_t kh, std::int64_t kw, bool depthwise, std::int64_t p_in, std::int64_t p_out,
-                               std::int64_t fine);
+                               std::int64_t fine, std::int64_t groups = 1);
 // Requantisers, `lanes` per line (40 bits each: {relu, shift[6:0], bias}),
 // lane 0 in the low bits.
 std::string requant_image(const std::vector<numerics::Requant>& r, std::int64_t lanes);

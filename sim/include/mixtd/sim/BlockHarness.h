@@ -24,8 +24,9 @@ struct WindowBlockSpec {
   std::int64_t c = 1, h = 1, w = 1, kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0;
   enum class Kind { Dense, Depthwise, MaxPool, AvgPool } kind = Kind::Dense;
   std::int64_t out_ch = 1, p_in = 1, p_out = 1, fine = 1;  // pooling: p = p_in
+  std::int64_t groups = 1;  // dense: conv groups (p_in | c/groups, p_out | out_ch/groups)
   bool count_include_pad = false;
-  std::vector<std::int8_t> weight;         // [out, in (1 depthwise), kh, kw]
+  std::vector<std::int8_t> weight;         // [out, in/groups (1 depthwise), kh, kw]
   std::vector<numerics::Requant> requant;  // per output channel
   std::int64_t frames = 1;
   std::vector<std::int8_t> input;  // frames × h × w × c, stream order
