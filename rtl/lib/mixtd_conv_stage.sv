@@ -148,8 +148,17 @@ module mixtd_conv_stage #(
   );
 
   // ---- pipeline: read (1), multiply + tree (2), accumulate (3) -------------
-  wire [WAW-1:0] waddr = DW ? WAW'(blk) * WAW'(KCH) + WAW'(kc)
-                                   : (WAW'(blk) * WAW'(CCH) + WAW'(cc)) * WAW'(KCH) + WAW'(kc);
+  // a·K for a constant K as shifts and adds. yosys maps a $mul by a constant
+  // that is not a power of two to a DSP48E2; index arithmetic in fabric
+  // keeps a stage's DSPs its MAC array's (models/arch dsps_for).
+  function automatic logic [31:0] times_const(input logic [31:0] a, input int k);
+    times_const = 32'd0;
+    for (int i = 0; i < 31; i = i + 1)
+      if (k[i]) times_const = times_const + (a << i);
+  endfunction
+
+  wire [WAW-1:0] waddr = DW ? WAW'(times_const(32'(blk), KCH) + 32'(kc))
+                           : WAW'(times_const(times_const(32'(blk), CCH) + 32'(cc), KCH) + 32'(kc));
   logic [WLANES*8-1:0] w1;
   logic v1, first1, last1, v2, first2, last2;
   logic [BW-1:0] b1, b2, b3;

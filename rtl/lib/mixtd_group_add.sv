@@ -71,8 +71,16 @@ module mixtd_group_add #(
       sum[l*32+:32] = s;
     end
 
+  // a·K for a constant K as shifts and adds (yosys would spend a DSP48E2 on
+  // a $mul by a constant that is not a power of two).
+  function automatic logic [31:0] times_const(input logic [31:0] a, input int k);
+    times_const = 32'd0;
+    for (int i = 0; i < 31; i = i + 1)
+      if (k[i]) times_const = times_const + (a << i);
+  endfunction
+
   for (genvar l = 0; l < W_OUT; l = l + 1) begin : g_lane
-    wire [39:0] r = requant[{{(32 - BO) {1'b0}}, sum_beat}*W_OUT+l];
+    wire [39:0] r = requant[times_const(32'(sum_beat), W_OUT)+l];
     mixtd_requantise requantise (
         .acc(sum_q[l*32+:32]),
         .bias(r[31:0]),

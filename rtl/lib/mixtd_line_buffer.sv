@@ -124,6 +124,15 @@ module mixtd_line_buffer #(
   logic [PB-1:0] pix_in;  // complete pixels of frame wr_frame
 
   // ---- window side --------------------------------------------------------
+  // a·K for a constant K as shifts and adds. yosys maps a $mul by a constant
+  // that is not a power of two to a DSP48E2; index arithmetic in fabric
+  // keeps a stage's DSPs its MAC array's (models/arch dsps_for).
+  function automatic logic [31:0] times_const(input logic [31:0] a, input int k);
+    times_const = 32'd0;
+    for (int i = 0; i < 31; i = i + 1)
+      if (k[i]) times_const = times_const + (a << i);
+  endfunction
+
   logic [7:0] win_frame;
   logic [HOB-1:0] win_i;
   logic [WOB-1:0] win_j;
@@ -134,7 +143,8 @@ module mixtd_line_buffer #(
 
   wire dropped = !(row_used[wr_r] && col_used[wr_q]);
   wire [KB-1:0] old_need = row_used[old_r] && col_used[old_q] || row_first[old_r] ?
-      KB'(row_i[old_r] * KB'(WO) + col_j[old_q] + 1'b1) : KB'((row_i[old_r] + 1'b1) * KB'(WO));
+      KB'(times_const(32'(row_i[old_r]), WO) + 32'(col_j[old_q]) + 32'd1) :
+      KB'(times_const(32'(row_i[old_r]) + 32'd1, WO));
   wire signed [7:0] frames_ahead = $signed(win_frame - old_frame);
   wire slot_free = !wrapped || frames_ahead > 0 || frames_ahead == 0 && win_k >= old_need;
   assign in_ready = dropped || slot_free;
@@ -146,7 +156,7 @@ module mixtd_line_buffer #(
 
   logic [P_IN*8-1:0] mem[CAP*BEATS];
   always_ff @(posedge clk)
-    if (push && !dropped) mem[ADDRW'(wr_slot) * ADDRW'(BEATS) + ADDRW'(wr_beat)] <= in_data;
+    if (push && !dropped) mem[ADDRW'(times_const(32'(wr_slot), BEATS) + 32'(wr_beat))] <= in_data;
 
   always_ff @(posedge clk) begin
     if (!rst_n) begin
@@ -251,7 +261,7 @@ module mixtd_line_buffer #(
     wire [SLOTW-1:0] slot = mod_add(win_origin, off[rd_kc]);
     always_ff @(posedge clk)
       if (rd_en) begin
-        rd_data[n*P_IN*8+:P_IN*8] <= pad ? '0 : mem[ADDRW'(slot) * ADDRW'(BEATS) + ADDRW'(rd_cc)];
+        rd_data[n*P_IN*8+:P_IN*8] <= pad ? '0 : mem[ADDRW'(times_const(32'(slot), BEATS) + 32'(rd_cc))];
         rd_pad[n] <= pad;
       end
   end

@@ -100,20 +100,22 @@ module mixtd_stream_route #(
   logic [PORTS_IN*3-1:0] in_pix;       // pixel being taken, modulo 8
   logic [PORTS_OUT*BO-1:0] out_beat;   // beat being offered
   logic [PORTS_OUT*3-1:0] out_pix;     // pixel being offered, modulo 8
-  logic [PORTS_OUT*BEATS_OUT*PORTS_IN*NB-1:0] need;      // need_beats(k, b, q)
-  logic [PORTS_OUT*OUT_LANES*BEATS_OUT*8-1:0] candidate;  // lane l of beat b
+  // Tables indexed by the beat on offer as arrays, not as part-selects at
+  // b·(stride): yosys would spend a DSP48E2 on each such index product.
+  logic [NB-1:0] need[PORTS_OUT][BEATS_OUT][PORTS_IN];   // need_beats(k, b, q)
+  logic [7:0] candidate[PORTS_OUT][OUT_LANES][BEATS_OUT];  // lane l of beat b
 
   for (genvar k = 0; k < PORTS_OUT; k = k + 1) begin : g_out
     for (genvar b = 0; b < BEATS_OUT; b = b + 1) begin : g_beat
       for (genvar q = 0; q < PORTS_IN; q = q + 1) begin : g_need
         localparam int N = need_beats(k, b, q);
-        assign need[((k * BEATS_OUT + b) * PORTS_IN + q) * NB+:NB] = N[NB-1:0];
+        assign need[k][b][q] = N[NB-1:0];
       end
       for (genvar l = 0; l < OUT_LANES; l = l + 1) begin : g_lane
         localparam int Q = src_port(k, l, b);
         localparam int J = src_word(k, l, b);
         wire [7:0] word = out_pix[k*3] ? buffer[(Q * 2 + 1) * SLOT + J * 8+:8] : buffer[Q * 2 * SLOT + J * 8+:8];
-        assign candidate[((k * OUT_LANES + l) * BEATS_OUT + b) * 8+:8] =
+        assign candidate[k][l][b] =
             ROUTING == 2 && word[7] ? 8'd0 : word;
       end
     end
@@ -123,22 +125,21 @@ module mixtd_stream_route #(
   always_comb begin
     for (int k = 0; k < PORTS_OUT; k = k + 1) begin
       logic valid;
-      integer b;  // the beat on offer, zero-extended
-      b = {{(32 - BO) {1'b0}}, out_beat[k*BO+:BO]};
+      logic [BO-1:0] b;  // the beat on offer
+      b = out_beat[k*BO+:BO];
       valid = 1'b1;
       for (int q = 0; q < PORTS_IN; q = q + 1) begin
         logic signed [2:0] ahead;  // input q's pixel minus this port's
         logic [NB-1:0] n;
         ahead = in_pix[q*3+:3] - out_pix[k*3+:3];
-        n = need[((k * BEATS_OUT + b) * PORTS_IN + q) * NB+:NB];
+        n = need[k][b][q];
         if (n != 0 && !(ahead > 0 || (ahead == 0 && in_beat[q*NB+:NB] >= n)))
           valid = 1'b0;
       end
       out_valid[k] = valid;
       finishing[k] = valid && out_ready[k] && out_beat[k*BO+:BO] == BO'(BEATS_OUT - 1);
       for (int l = 0; l < OUT_LANES; l = l + 1)
-        out_data[(k*OUT_LANES+l)*8+:8] =
-            candidate[((k * OUT_LANES + l) * BEATS_OUT + b) * 8+:8];
+        out_data[(k*OUT_LANES+l)*8+:8] = candidate[k][l][b];
     end
     for (int q = 0; q < PORTS_IN; q = q + 1) begin
       logic ready;

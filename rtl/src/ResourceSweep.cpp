@@ -358,6 +358,7 @@ ModelOfPoint model_of(const SweepPoint& p) {
     net::PoolAttrs a;
     a.kh = v("KH"), a.kw = v("KW"), a.sh = v("SH"), a.sw = v("SW"), a.ph = v("PH"), a.pw = v("PW");
     m.memory = arch::pool_line_buffers({v("C"), v("H"), v("W")}, a, v("P"), kBits);
+    m.memory.dsp = static_cast<double>(arch::pool_dsps(v("MAX") == 0, v("P")));
   } else if (p.module == "mixtd_stream_fifo") {
     m.block = LogicBlock::Fifo;
     m.features = {1.0, static_cast<double>(v("WIDTH") / 8), 0, 0};
@@ -396,6 +397,8 @@ ModelOfPoint model_of(const SweepPoint& p) {
     const arch::ModuleLogic l = arch::stream_module_logic(mod, w_in, w_out);
     m.block = l.block;
     m.features = l.features;
+    if (mod.kind == arch::ModuleKind::GlobalAvgPool)
+      m.memory.dsp = static_cast<double>(arch::global_avg_pool_dsps(w_in, v("PIXELS")));
   }
   m.total = m.memory + arch::logic_resources(m.block, m.features);
   return m;

@@ -71,8 +71,27 @@ TEST(Resources, MemoryTables) {
   EXPECT_EQ(uram_for(4096, 72), 1);
   EXPECT_EQ(uram_for(4096, 144), 2);
   EXPECT_EQ(uram_for(36864, 8), 1);  // 9 bytes packed per 72-bit row
-  EXPECT_EQ(dsps_for(96, {8, 8}), 48);
-  EXPECT_EQ(dsps_for(96, {16, 8}), 96);
+}
+
+// rtl/lib's MAC arrays: a dense stage packs units 2k and 2k+1 (same window
+// word) into one DSP48E2, an odd p_out's last unit alone; depthwise products
+// share no operand, one DSP each; wider than 8 bits, one DSP per multiply.
+TEST(Resources, DspsFollowTheMacArrays) {
+  const auto s = conv3x3(16, 32, 8, 8);
+  EXPECT_EQ(dsps_for(s, Psi{4, 8, 3}, {8, 8}), 48);                      // 96 multiplies, 4 pairs
+  EXPECT_EQ(dsps_for(s, Psi{4, 1, 3}, {8, 8}), 12);                      // one unit: no partner
+  EXPECT_EQ(dsps_for(s, Psi{4, 3, 3}, {8, 8}), 24);                      // a pair and one alone
+  EXPECT_EQ(dsps_for(conv3x3(16, 40, 8, 8), Psi{2, 5, 9}, {8, 8}), 54);  // 90 multiplies, ⌈5/2⌉ = 3
+  EXPECT_EQ(dsps_for(s, Psi{4, 8, 3}, {16, 8}), 96);
+  EXPECT_EQ(dsps_for(s, Psi{4, 8, 3}, {8, 16}), 96);
+  mixtd::td::StageShape dw = s;
+  dw.depthwise = true;
+  dw.out_ch = dw.groups = dw.in_ch;
+  EXPECT_EQ(dsps_for(dw, Psi{4, 4, 3}, {8, 8}), 12);  // p_in·fine, never packed
+  EXPECT_EQ(dsps_for(dw, Psi{4, 4, 3}, {16, 16}), 12);
+  // stage_resources counts exactly these.
+  EXPECT_EQ(stage_resources(s, Psi{4, 3, 3}, {8, 8}, false).total.dsp, 24.0);
+  EXPECT_EQ(stage_resources(dw, Psi{4, 4, 3}, {8, 8}, false).total.dsp, 12.0);
 }
 
 // Where yosys synth_xilinx put rtl/lib's stream FIFO (depth x width bits),

@@ -109,6 +109,14 @@ TEST(RtlResources, CommittedCoefficientsAreTheFitOfTheTable) {
   }
 }
 
+// DSP48E2 are counted, not fitted: the model's rule (dsps_for: packed pairs
+// for dense stages, one per multiply for depthwise; pool_dsps,
+// global_avg_pool_dsps) must give what yosys put in DSPs, row by row.
+TEST(RtlResources, ModelDspsAreYosysDspsOnEveryRow) {
+  const auto rows = rtl::read_yosys_table(kTable);
+  for (const auto& r : rows) EXPECT_EQ(rtl::model_of(r.point).total.dsp, r.dsp) << kTable << ": row " << r.point.name;
+}
+
 TEST(RtlResources, ModelOfEverySweepPointAddsMemoryAndLogic) {
   for (const auto& p : rtl::resource_sweep_grid()) {
     const auto m = rtl::model_of(p);

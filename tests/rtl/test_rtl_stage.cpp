@@ -103,6 +103,33 @@ std::vector<StageConfig> stage_grid() {
     g.cap = mixtd::sim::line_buffer_capacity(spec_of(g));
     grid.push_back(g);
   }
+  // Appended for the packed MAC array (issue 20; the rows above are kept):
+  // dense stages with an odd p_out above 1, so that the unpaired last unit
+  // runs beside packed pairs, half of them with p_in·fine > 8 (more than one
+  // DSP chain per unit).
+  while (grid.size() < 30) {
+    StageConfig g;
+    g.depthwise = 0;
+    std::tie(g.kh, g.kw) = pick(rng, kernels);
+    g.sh = 1 + static_cast<std::int64_t>(rng.below(2));
+    g.sw = g.sh;
+    g.ph = g.kh / 2;
+    g.pw = g.kw / 2;
+    g.h = 3 + static_cast<std::int64_t>(rng.below(4));
+    g.w = 3 + static_cast<std::int64_t>(rng.below(4));
+    g.c = pick(rng, std::vector<std::int64_t>{2, 4, 6, 8});
+    g.n = pick(rng, std::vector<std::int64_t>{3, 5, 9, 15});
+    g.p_in = pick(rng, divisors(g.c));
+    std::vector<std::int64_t> odd;
+    for (std::int64_t d : divisors(g.n))
+      if (d > 1 && d <= 8) odd.push_back(d);  // tb_conv_stage: at most 8 output words
+    g.p_out = pick(rng, odd);
+    g.fine = pick(rng, divisors(g.kh * g.kw));
+    if ((g.p_in * g.fine > 8) != (grid.size() % 2 == 0)) continue;
+    g.name = "stage_" + std::to_string(grid.size());
+    g.cap = mixtd::sim::line_buffer_capacity(spec_of(g));
+    grid.push_back(g);
+  }
   return grid;
 }
 

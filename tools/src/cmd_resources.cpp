@@ -65,9 +65,15 @@ Run add_resources(CLI::App& app) {
       t.add_column(c);
     std::ostringstream fitted;
     double dsp_model = 0, dsp_yosys = 0, bram_model = 0, bram_yosys = 0;
+    std::ostringstream dsp_rows;  // rows where the DSP counts differ
+    int dsp_differ = 0;
     for (const auto& r : rows) {
       const auto m = rtl::model_of(r.point);
       dsp_model += m.total.dsp, dsp_yosys += r.dsp;
+      if (m.total.dsp != r.dsp) {
+        ++dsp_differ;
+        dsp_rows << "  " << r.point.name << ": model " << m.total.dsp << ", yosys " << r.dsp << "\n";
+      }
       bram_model += m.total.bram18 + 16 * m.total.uram, bram_yosys += r.bram18 + 16 * r.uram;
     }
     for (int b = 0; b < arch::kLogicBlocks; ++b) {
@@ -90,7 +96,9 @@ Run add_resources(CLI::App& app) {
               << "): relative error of the model with the committed coefficients, then refitted\n\n";
     t.print(std::cout);
     std::cout << "\nDSP48E2 over all rows: model " << dsp_model << ", yosys " << dsp_yosys
-              << "   BRAM18 (+16 per URAM): model " << bram_model << ", yosys " << bram_yosys << "\n";
+              << "   BRAM18 (+16 per URAM): model " << bram_model << ", yosys " << bram_yosys << "\n"
+              << "DSP48E2 per row: " << rows.size() - static_cast<std::size_t>(dsp_differ) << " of " << rows.size()
+              << " rows equal" << (dsp_differ > 0 ? ", these differ:\n" : "\n") << dsp_rows.str();
     std::cout << "\nRefitted coefficients (features per block: logic_feature_names in Resources.h):\n" << fitted.str();
     return 0;
   };

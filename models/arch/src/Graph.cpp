@@ -442,8 +442,12 @@ Resources stream_module_resources(const Module& m, std::int64_t width_in, std::i
   Resources r = logic_resources(l.block, l.features);
   if (m.kind == ModuleKind::RoundRobin)  // the lcm FIFOs of the array
     r += fifo_resources(fifo_depth, 1, bits).scaled(static_cast<double>(m.fifos));
-  if (m.kind == ModuleKind::MaxPool || m.kind == ModuleKind::AvgPool)
+  if (m.kind == ModuleKind::MaxPool || m.kind == ModuleKind::AvgPool) {
     r += pool_line_buffers(m.in_shape, m.pool, width_in, bits);
+    r.dsp += static_cast<double>(pool_dsps(m.kind == ModuleKind::AvgPool, width_in));
+  }
+  if (m.kind == ModuleKind::GlobalAvgPool)
+    r.dsp += static_cast<double>(global_avg_pool_dsps(width_in, m.in_shape.h * m.in_shape.w));
   return r;
 }
 

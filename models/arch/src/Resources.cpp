@@ -167,8 +167,9 @@ WeightMemory auto_weight_memory(const td::StageShape& s, const Psi& psi, const n
                                                                                : WeightMemory::Bram;
 }
 
-std::int64_t dsps_for(std::int64_t multipliers, const net::Bits& bits) {
-  return bits.weight <= 8 && bits.activation <= 8 ? ceil_div(multipliers, 2) : multipliers;
+std::int64_t dsps_for(const td::StageShape& s, const Psi& psi, const net::Bits& bits) {
+  const bool packs = !s.depthwise && bits.weight <= 8 && bits.activation <= 8;
+  return packs ? psi.p_in * psi.fine * ceil_div(psi.p_out, 2) : stage_multipliers(s, psi);
 }
 
 Memory stage_line_buffer(const td::StageShape& s, std::int64_t p_in, const net::Bits& bits) {
@@ -180,14 +181,13 @@ Memory stage_line_buffer(const td::StageShape& s, std::int64_t p_in, const net::
 StageResources stage_resources(const td::StageShape& s, const Psi& psi, const net::Bits& bits, const Memory& weights,
                                const Memory& line_buffer) {
   StageResources r;
-  const std::int64_t mults = stage_multipliers(s, psi);
   r.weights = weights;
   // yosys (and Vivado) copy a RAM once per read port: the line buffer has
   // `fine` of them, one per window position read in a cycle.
   r.line_buffer = line_buffer;
   r.line_buffer.cost = line_buffer.cost.scaled(static_cast<double>(psi.fine));
   r.total = r.weights.cost + r.line_buffer.cost;
-  r.total.dsp += static_cast<double>(dsps_for(mults, bits));
+  r.total.dsp += static_cast<double>(dsps_for(s, psi, bits));
   // Control, adder trees, accumulators (32-bit) and requantisers.
   r.total +=
       logic_resources(s.depthwise ? LogicBlock::DepthwiseStage : LogicBlock::Stage, stage_logic_features(s, psi));
@@ -298,6 +298,14 @@ Resources pool_line_buffers(const net::Shape& in, const net::PoolAttrs& a, std::
 
 LogicFeatures pool_logic_features(std::int64_t kh, std::int64_t kw, std::int64_t p) {
   return {1.0, static_cast<double>(p * kh * kw), static_cast<double>(p), 0.0};
+}
+
+std::int64_t pool_dsps(bool average, std::int64_t p) { return average ? p : 0; }
+
+std::int64_t global_avg_pool_dsps(std::int64_t width, std::int64_t pixels) {
+  // mixtd_global_avg_pool's multiplier, round(2^24 / pixels).
+  const std::int64_t m = ((std::int64_t{1} << 24) + pixels / 2) / pixels;
+  return (m & (m - 1)) == 0 ? 0 : width;
 }
 
 }  // namespace mixtd::arch

@@ -62,9 +62,14 @@ bool is_block_weight_memory(std::int64_t depth, std::int64_t width_bits);
 // Uram on a device without URAM throws (validate() rejects such designs).
 Memory place_weight_memory(std::int64_t depth, std::int64_t width_bits, WeightMemory choice, bool device_has_uram);
 
-// DSP48E2 multiply packing: two multiplies per DSP when both operands are at
-// most 8 bits (SPEC), else one.
-std::int64_t dsps_for(std::int64_t multipliers, const net::Bits& bits);
+// DSP48E2 of one stage instance, as rtl/lib's MAC arrays use them. With
+// weights and activations of at most 8 bits, a dense stage packs the two
+// products of units 2k and 2k+1, which share their window word, into one
+// DSP (WP486): p_in·fine·⌈p_out/2⌉ (an odd p_out's last unit has no
+// partner); a depthwise stage has no shared operand and takes one DSP per
+// multiply, p_in·fine. Wider operands: one DSP per multiply. SPEC's blanket
+// "two per DSP" is the dense even case only (docs/rtl-resources.md).
+std::int64_t dsps_for(const td::StageShape& s, const Psi& psi, const net::Bits& bits);
 
 struct StageResources {
   Memory weights;      // banks = multipliers, read in lockstep: one wide memory
@@ -158,5 +163,13 @@ Resources fifo_resources(std::int64_t depth, std::int64_t width, const net::Bits
 // p); stream_module_resources adds the two.
 Resources pool_line_buffers(const net::Shape& in, const net::PoolAttrs& pool, std::int64_t p, const net::Bits& bits);
 LogicFeatures pool_logic_features(std::int64_t kh, std::int64_t kw, std::int64_t p);
+
+// DSP48E2 of the pooling blocks, as yosys maps rtl/lib: an average pool
+// multiplies each lane's window sum by the reciprocal of its window's count
+// (mixtd_pool: one DSP per lane, p), a max pool none; a global average pool
+// multiplies each lane's sum by the constant 2^24/pixels (one DSP per lane
+// unless that is a power of two, a shift). stream_module_resources adds them.
+std::int64_t pool_dsps(bool average, std::int64_t p);
+std::int64_t global_avg_pool_dsps(std::int64_t width, std::int64_t pixels);
 
 }  // namespace mixtd::arch
