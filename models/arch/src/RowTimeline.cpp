@@ -286,13 +286,38 @@ std::vector<std::int64_t> fan_out_fifo_depths(const Graph& g, std::int64_t inter
       b.released.width = static_cast<double>(W);
       b.released.from.resize(pt.first.size());
       b.released.to.resize(pt.first.size());
+      // The rows as the consumer takes them (compute()'s rule): when every
+      // producer has them, at no more than its own input rate — a row no
+      // window reads is dropped as it is taken, not as it arrives (a
+      // 1×1 stride-2 downsample at p_in = 2 reads every pixel at 16 cycles).
+      const std::vector<double> intake_first = [&] {
+        std::vector<double> f(pt.first.size(), 0);
+        for (int ci : c.inputs) {
+          const RowTimes& q = t.modules[static_cast<std::size_t>(g.streams[static_cast<std::size_t>(ci)].from)];
+          for (std::size_t r = 0; r < f.size() && r < q.first.size(); ++r) f[r] = std::max(f[r], q.first[r]);
+        }
+        return f;
+      }();
+      std::vector<double> intake_last(pt.first.size(), 0);
+      for (int ci : c.inputs) {
+        const RowTimes& q = t.modules[static_cast<std::size_t>(g.streams[static_cast<std::size_t>(ci)].from)];
+        for (std::size_t r = 0; r < intake_last.size() && r < q.last.size(); ++r)
+          intake_last[r] = std::max(intake_last[r], q.last[r]);
+      }
+      const double row_in = static_cast<double>(c.cycles.in) / static_cast<double>(H);
+      const double pixel_in = row_in / static_cast<double>(W);
+      std::vector<double> in_first = intake_first;
+      for (std::size_t r = 0; r < in_first.size(); ++r) {
+        if (r > 0) in_first[r] = std::max(in_first[r], intake_last[r - 1] + pixel_in);
+        intake_last[r] = std::max(intake_last[r], in_first[r] + row_in - pixel_in);
+      }
       for (std::size_t r = 0; r < pt.first.size(); ++r) {
         const auto f = static_cast<std::int64_t>(r) / H, q = static_cast<std::int64_t>(r) % H;
         // The last output row whose window reads input row q (none: it is
         // dropped as it arrives).
         const std::int64_t last = std::min(Ho - 1, (q + w.ph) / w.sh);
         const bool read = last * w.sh - w.ph + w.kh - 1 >= q;
-        double x = pt.first[r], y = pt.last[r];
+        double x = std::max(pt.first[r], in_first[r]), y = std::max(pt.last[r], intake_last[r]);
         if (read) {
           const auto k = static_cast<std::size_t>(f * Ho + last);
           x = std::max(x, ct.first[k]);
