@@ -30,17 +30,7 @@ std::uint64_t packed(const numerics::Requant& r) {
          static_cast<std::uint32_t>(r.bias);
 }
 
-// SystemVerilog identifiers: letters, digits, '_'; not starting with a digit.
-std::string identifier(const arch::Module& m, std::int64_t i) {
-  std::string n = "u_" + m.name;
-  for (char& ch : n)
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  if (m.count > 1) {
-    n += '_';
-    n += std::to_string(i);
-  }
-  return n;
-}
+std::string identifier(const arch::Module& m, std::int64_t i) { return instance_name(m, i); }
 
 const numerics::QLayer& qlayer(const numerics::QNetwork& q, const std::string& name) {
   for (const auto& l : q.layers)
@@ -104,6 +94,29 @@ void check_mappable(const arch::Module& m) {
 }
 
 }  // namespace
+
+// SystemVerilog identifiers: letters, digits, '_'; not starting with a digit.
+std::string instance_name(const arch::Module& m, std::int64_t i) {
+  std::string n = "u_" + m.name;
+  for (char& ch : n)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  if (m.count > 1) {
+    n += '_';
+    n += std::to_string(i);
+  }
+  return n;
+}
+
+std::string fifo_name(std::size_t stream, std::int64_t e) {
+  return "q" + std::to_string(stream) + "_" + std::to_string(e);
+}
+
+std::string repack_name(std::size_t stream, std::int64_t e) { return fifo_name(stream, e) + "_repack"; }
+
+bool needs_repack(const arch::Graph& g, const arch::Stream& s) {
+  const arch::Module& to = g.modules[static_cast<std::size_t>(s.to)];
+  return to.kind != arch::ModuleKind::HostOut && to.width_in != s.width;
+}
 
 std::string stage_weight_image(const std::vector<std::int8_t>& weight, std::int64_t in_ch, std::int64_t out_ch,
                                std::int64_t kh, std::int64_t kw, bool depthwise, std::int64_t p_in, std::int64_t p_out,
@@ -319,7 +332,7 @@ GeneratedRtl generate(const arch::Design& d, std::uint64_t seed, const numerics:
                                            " words wide, its producer writes " + std::to_string(from.width_out));
     const std::int64_t k = s.count / to.count;
     for (std::int64_t e = 0; e < s.count; ++e) {
-      const std::string f = "q" + std::to_string(si) + "_" + std::to_string(e);
+      const std::string f = fifo_name(si, e);
       const std::int64_t pi = e % from.count, pport = e / from.count;
       const std::int64_t ci = e / k, cport = in_base[static_cast<std::size_t>(s.to)] + e % k;
       const std::int64_t w = s.width * 8;
@@ -347,11 +360,11 @@ GeneratedRtl generate(const arch::Design& d, std::uint64_t seed, const numerics:
       const std::int64_t wi = to.width_in;
       const std::string slice = "[" + std::to_string(cport) + "]";
       const std::string dslice = "[" + std::to_string(cport * wi * 8) + "+:" + std::to_string(wi * 8) + "]";
-      if (wi == s.width) {
+      if (!needs_repack(g, s)) {
         body << "  assign " << c << "_iv" << slice << " = " << f << "_ov;\n  assign " << f << "_or = " << c << "_ir"
              << slice << ";\n  assign " << c << "_id" << dslice << " = " << f << "_od;\n";
       } else {
-        body << "  mixtd_repack #(.W_IN(" << s.width << "), .W_OUT(" << wi << ")) " << f << "_repack (\n"
+        body << "  mixtd_repack #(.W_IN(" << s.width << "), .W_OUT(" << wi << ")) " << repack_name(si, e) << " (\n"
              << "      .clk, .rst_n, .in_valid(" << f << "_ov), .in_ready(" << f << "_or), .in_data(" << f
              << "_od),\n      .out_valid(" << c << "_iv" << slice << "), .out_ready(" << c << "_ir" << slice
              << "), .out_data(" << c << "_id" << dslice << ")\n  );\n";

@@ -1,15 +1,24 @@
 // The analytical model's LUT/FF beside the committed yosys table
 // (docs/rtl-resources.csv, scripts/yosys-sweep; docs/rtl-resources.md):
 // the table is of the sweep grid, the fit recovers known coefficients, and
-// bad tables are refused naming the line.
+// bad tables are refused naming the line. And a design's model figures per
+// block (rtl::design_resources, `mixtd resources model`): every module,
+// stream and instance of the generated top once, summing to analyse().
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <regex>
 #include <set>
 #include <tuple>
 
+#include "SearchTestUtil.h"
+#include "mixtd/arch/Analytical.h"
+#include "mixtd/arch/Graph.h"
+#include "mixtd/rtl/DesignResources.h"
+#include "mixtd/rtl/Generator.h"
 #include "mixtd/rtl/ResourceSweep.h"
 #include "mixtd/support/Error.h"
 
@@ -156,6 +165,87 @@ TEST(RtlResources, BadTablesAreRefusedNamingTheLine) {
                "mixtd-res-4.csv:2: parameter 'WIDTH' is not NAME=VALUE");
   expect_error(write_temp("mixtd-res-5.csv", header), "has no rows");
   expect_error("/nonexistent/table.csv", "/nonexistent/table.csv: cannot open");
+}
+
+// Designs with every streaming block kind the generator builds: tiny with
+// grouped SVD engines (forks, group adds, merges), and with random τ and ψ
+// (splits, round-robin regroups, repacks where widths differ).
+std::vector<arch::Design> block_designs() {
+  std::vector<arch::Design> out;
+  const arch::Design base = search::testing::zoo_design("tiny:width=2", "zc706");
+  out.push_back(search::testing::uniform_tau(base, td::TdType::SvdFilter, 2, 2));
+  for (std::uint64_t seed = 7; seed < 10; ++seed) {
+    arch::Design d = search::testing::random_tau(base, seed);
+    Rng rng(seed);
+    search::testing::random_psi(d, rng);
+    out.push_back(d);
+  }
+  return out;
+}
+
+void expect_near(const arch::Resources& a, const arch::Resources& b, const std::string& what) {
+  const auto near = [&](double x, double y, const char* c) {
+    EXPECT_NEAR(x, y, 1e-6 * std::max(1.0, std::abs(y))) << what << ": " << c;
+  };
+  near(a.dsp, b.dsp, "dsp");
+  near(a.bram18, b.bram18, "bram18");
+  near(a.uram, b.uram, "uram");
+  near(a.lut, b.lut, "lut");
+  near(a.ff, b.ff, "ff");
+}
+
+// Every graph module and stream is a row, every row's total is count times
+// its instance, and the rows sum to analyse()'s total.
+TEST(RtlResources, DesignRowsCoverEveryModuleAndSumToTheReport) {
+  for (const auto& d : block_designs()) {
+    const auto r = rtl::design_resources(d);
+    const auto report = arch::analyse(d);
+    const auto& g = report.graph;
+    ASSERT_GE(r.rows.size(), g.modules.size() + g.streams.size());
+    std::multiset<std::string> names;
+    arch::Resources sum;
+    for (const auto& row : r.rows) {
+      names.insert(row.name);
+      sum += row.total;
+      expect_near(row.total, row.per_instance.scaled(static_cast<double>(row.count)), row.name);
+      EXPECT_TRUE(row.instances.empty() ? row.module.empty() : row.instances.size() == std::size_t(row.count))
+          << row.name;
+      if (row.kind == "repack") expect_near(row.total, {}, row.name + " (the model has no repack)");
+    }
+    for (const auto& m : g.modules) EXPECT_EQ(names.count(m.name), 1u) << m.name;
+    for (const auto& s : g.streams) EXPECT_EQ(names.count(s.name), 1u) << s.name;
+    expect_near(sum, report.total, d.name + ": rows against analyse()");
+    expect_near(r.total, report.total, d.name + ": total");
+    const auto j = rtl::to_json(r);
+    EXPECT_EQ(j.at("rows").size(), r.rows.size());
+    EXPECT_EQ(j.at("rows").at(0).at("instances").size(), r.rows.at(0).instances.size());
+  }
+}
+
+// The rows name every instance of the generated mixtd_top.sv once, with the
+// module it instantiates, and nothing else: what scripts/yosys-sweep
+// --design relies on to put yosys's figures beside the model's.
+TEST(RtlResources, DesignRowsNameEveryInstanceOfTheGeneratedTop) {
+  int repacks = 0;
+  for (const auto& d : block_designs()) {
+    const auto r = rtl::design_resources(d);
+    const auto g = rtl::generate(d);
+    std::map<std::string, std::string> top;  // instance -> module
+    const std::regex inst(R"((mixtd_\w+) #\([\s\S]*?\) (\w+) \(\n)");
+    const std::string& text = g.files.at(0).text;
+    for (std::sregex_iterator it(text.begin(), text.end(), inst), end; it != end; ++it)
+      EXPECT_TRUE(top.emplace((*it)[2].str(), (*it)[1].str()).second) << (*it)[2];
+    std::size_t listed = 0;
+    for (const auto& row : r.rows)
+      for (const auto& i : row.instances) {
+        ++listed;
+        repacks += row.kind == "repack";
+        ASSERT_TRUE(top.count(i)) << d.name << ": " << i << " (" << row.name << ") is not in mixtd_top.sv";
+        EXPECT_EQ(top.at(i), row.module) << i;
+      }
+    EXPECT_EQ(listed, top.size()) << d.name;
+  }
+  EXPECT_GT(repacks, 0) << "no design with a repack: pick other seeds";
 }
 
 }  // namespace

@@ -58,6 +58,34 @@ TEST(Cli, HelpTeaches) {
   EXPECT_THAT(i.out, HasSubstr("Examples"));
 }
 
+// `resources model --json`: one row per block of the design with its
+// mixtd_top.sv instances, summing to the printed total; the table form and
+// its --help examples run.
+TEST(Cli, ResourcesModelListsEveryBlock) {
+  const fs::path d = scratch("res-tiny.yaml");
+  const Result solve = run("solve tiny --device zc706 -o " + d.string());
+  ASSERT_EQ(solve.code, 0) << solve.out;
+  const Result j = run("resources model " + d.string() + " --json");
+  ASSERT_EQ(j.code, 0) << j.out;
+  const auto doc = nlohmann::json::parse(j.out);
+  double lut = 0, dsp = 0;
+  bool stage = false, fifo = false;
+  for (const auto& r : doc.at("rows")) {
+    lut += r.at("total").at("lut").get<double>();
+    dsp += r.at("total").at("dsp").get<double>();
+    stage |= r.at("kind") == "stage" && r.at("instances").at(0) == "u_conv1_stage0";
+    fifo |= r.at("kind") == "fifo" && r.at("instances").at(0) == "q0_0";
+  }
+  EXPECT_NEAR(lut, doc.at("total").at("lut").get<double>(), 1e-6 * lut);
+  EXPECT_NEAR(dsp, doc.at("total").at("dsp").get<double>(), 1e-6 * dsp + 1e-9);
+  EXPECT_TRUE(stage && fifo) << j.out;
+  const Result t = run("resources model " + d.string());
+  ASSERT_EQ(t.code, 0) << t.out;
+  EXPECT_THAT(t.out, HasSubstr("conv1/stage0"));
+  EXPECT_THAT(t.out, HasSubstr("total"));
+  EXPECT_THAT(run("resources model --help").out, HasSubstr("scripts/yosys-sweep --design t.yaml"));
+}
+
 TEST(Cli, UsageErrorsExitTwo) {
   EXPECT_EQ(run("").code, 2);
   EXPECT_EQ(run("info").code, 2);

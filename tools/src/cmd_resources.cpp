@@ -1,13 +1,16 @@
 // mixtd resources — the analytical model's LUT/FF beside yosys synthesis of
 // rtl/lib (docs/rtl-resources.md). `grid` prints the sweep's parameter sets
 // for scripts/yosys-sweep; `fit` compares the committed coefficients with a
-// yosys table and refits them.
+// yosys table and refits them; `model` prints a design's resources per block
+// as gen-rtl instantiates them (scripts/yosys-sweep --design reads its JSON).
 #include <iomanip>
 #include <iostream>
 #include <sstream>
 
 #include "Commands.h"
 #include "Table.h"
+#include "mixtd/arch/Design.h"
+#include "mixtd/rtl/DesignResources.h"
 #include "mixtd/rtl/ResourceSweep.h"
 
 namespace mixtd::cli {
@@ -42,19 +45,56 @@ Run add_resources(CLI::App& app) {
   fit->add_option("TABLE", *table, "the CSV scripts/yosys-sweep writes (docs/rtl-resources.csv)")
       ->required()
       ->check(CLI::ExistingFile);
+  auto* model = cmd->add_subcommand("model", "a design's resources per block, as gen-rtl instantiates them");
+  auto design = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
+  model->add_option("DESIGN", *design, "a design.yaml (written by `mixtd solve`)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  model->add_flag("--json", *json, "JSON for scripts/yosys-sweep --design (instance names of mixtd_top.sv)");
+  model->footer(
+      "One row per graph module (its instances u_<name>[_i] in mixtd_top.sv), per stream (its\n"
+      "mixtd_stream_fifo instances q<stream>_<e>) and per stream whose consumer reads another width\n"
+      "(its mixtd_repack instances, which the model does not price); the rows sum to `mixtd report`'s\n"
+      "total.\n\n"
+      "Examples:\n"
+      "  mixtd solve tiny --device zc706 -o t.yaml\n"
+      "  mixtd resources model t.yaml\n"
+      "  mixtd resources model t.yaml --json\n"
+      "  scripts/yosys-sweep --design t.yaml        # yosys on every block, beside these figures");
   cmd->footer(
       "Examples:\n"
       "  mixtd resources grid                      # one line per module instance to synthesise\n"
       "  scripts/yosys-sweep                       # runs yosys on each, writes docs/rtl-resources.csv\n"
-      "  mixtd resources fit docs/rtl-resources.csv\n\n"
+      "  mixtd resources fit docs/rtl-resources.csv\n"
+      "  mixtd resources model t.yaml --json       # a design's blocks (scripts/yosys-sweep --design t.yaml)\n\n"
       "fit prints, per block kind, the relative error |model - yosys| / yosys of LUT and FF with the\n"
       "committed coefficients and with the refitted ones, and the refitted table in the form of\n"
       "models/arch/src/LogicCoefficients.cpp (the committed table is this fit: paste it there after a\n"
       "new sweep or a changed memory rule). Memories (line buffers, weights, FIFOs) are placed as yosys\n"
       "places them (Resources.h) and are not fitted; the DSP and BRAM columns are printed for comparison.");
-  return [grid, table] {
+  return [grid, model, design, json, table] {
     if (grid->parsed()) {
       std::cout << rtl::sweep_grid_text(rtl::resource_sweep_grid());
+      return 0;
+    }
+    if (model->parsed()) {
+      const auto r = rtl::design_resources(arch::load_design(*design));
+      if (*json) {
+        std::cout << rtl::to_json(r).dump(1) << "\n";
+        return 0;
+      }
+      Table t;
+      for (const char* c : {"block", "kind", "module"}) t.add_column(c, Table::Align::Left);
+      for (const char* c : {"count", "LUT", "FF", "DSP", "BRAM18", "URAM"}) t.add_column(c);
+      for (const auto& row : r.rows)
+        t.add_row({row.name, row.kind, row.module.empty() ? "-" : row.module, std::to_string(row.count),
+                   fixed(row.total.lut, 0), fixed(row.total.ff, 0), fixed(row.total.dsp, 0), fixed(row.total.bram18, 0),
+                   fixed(row.total.uram, 0)});
+      t.add_row({"total", "", "", "", fixed(r.total.lut, 0), fixed(r.total.ff, 0), fixed(r.total.dsp, 0),
+                 fixed(r.total.bram18, 0), fixed(r.total.uram, 0)});
+      std::cout << "Model resources of design '" << r.design << "' per block (all instances of each):\n\n";
+      t.print(std::cout);
       return 0;
     }
     const auto rows = rtl::read_yosys_table(*table);

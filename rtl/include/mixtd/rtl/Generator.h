@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "mixtd/arch/Design.h"
+#include "mixtd/arch/Graph.h"
 #include "mixtd/numerics/Bfp8.h"
 #include "mixtd/numerics/Tensor.h"
 
@@ -57,6 +58,19 @@ GeneratedRtl generate(const arch::Design& d, std::uint64_t seed = 1, const numer
 // The hash GeneratedRtl::hash holds: of every file's path and text, in order
 // (recompute it after editing `files`).
 std::uint64_t hash_files(const std::vector<GeneratedFile>& files);
+
+// ---- the names of the top's instances (DesignResources.h reads them) --------
+
+// Instance i of module m: "u_<name>", '_' for what SystemVerilog does not
+// allow, "_<i>" appended when m has several instances.
+std::string instance_name(const arch::Module& m, std::int64_t i);
+// The mixtd_stream_fifo of physical stream e of graph stream `stream`:
+// "q<stream>_<e>"; its mixtd_repack, where it has one, "q<stream>_<e>_repack".
+std::string fifo_name(std::size_t stream, std::int64_t e);
+std::string repack_name(std::size_t stream, std::int64_t e);
+// Whether the consumer of `s` reads another width than its producer writes,
+// so that each of its FIFOs is followed by a mixtd_repack.
+bool needs_repack(const arch::Graph& g, const arch::Stream& s);
 
 // Writes the files under `dir` (created); each file is written to a
 // temporary name and renamed, so an interrupted run leaves no torn file.
