@@ -14,6 +14,11 @@ numerics::FloatTensor Dataset::batch(std::int64_t begin, std::int64_t count) con
   begin = std::clamp<std::int64_t>(begin, 0, size());
   count = std::clamp<std::int64_t>(count, 0, size() - begin);
   numerics::FloatTensor t(count, c, h, w);
+  if (store) {
+    for (std::int64_t k = 0; k < count; ++k)
+      store->load(items[static_cast<std::size_t>(begin + k)], t.data.data() + k * per_image());
+    return t;
+  }
   const auto* src = images.data() + begin * per_image();
   std::copy(src, src + count * per_image(), t.data.begin());
   return t;
@@ -32,14 +37,20 @@ Dataset Dataset::subset(const std::vector<std::int64_t>& indices) const {
   d.h = h;
   d.w = w;
   d.classes = classes;
+  d.store = store;
   const std::int64_t k = per_image();
-  d.images.resize(indices.size() * static_cast<std::size_t>(k));
+  if (!store) d.images.resize(indices.size() * static_cast<std::size_t>(k));
   d.labels.resize(indices.size());
+  if (store) d.items.resize(indices.size());
   for (std::size_t i = 0; i < indices.size(); ++i) {
     const std::int64_t j = indices[i];
-    require(j >= 0 && j < size(), name + ": subset index " + std::to_string(j) + " out of range 0.." +
-                                      std::to_string(size() - 1));
-    std::copy(images.begin() + j * k, images.begin() + (j + 1) * k, d.images.begin() + static_cast<std::int64_t>(i) * k);
+    require(j >= 0 && j < size(),
+            name + ": subset index " + std::to_string(j) + " out of range 0.." + std::to_string(size() - 1));
+    if (store)
+      d.items[i] = items[static_cast<std::size_t>(j)];
+    else
+      std::copy(images.begin() + j * k, images.begin() + (j + 1) * k,
+                d.images.begin() + static_cast<std::int64_t>(i) * k);
     d.labels[i] = labels[static_cast<std::size_t>(j)];
   }
   return d;
@@ -48,8 +59,7 @@ Dataset Dataset::subset(const std::vector<std::int64_t>& indices) const {
 std::vector<std::uint8_t> read_gzip(const std::filesystem::path& path) {
   {
     std::ifstream probe(path, std::ios::binary);
-    require(probe.good(), path.string() + ": cannot open (missing file? Fashion-MNIST comes from the Debian package "
-                                          "dataset-fashion-mnist)");
+    require(probe.good(), path.string() + ": cannot open (missing file?)");
   }
   gzFile f = gzopen(path.c_str(), "rb");
   require(f != nullptr, path.string() + ": cannot open for reading");
@@ -83,11 +93,11 @@ Dataset load_idx(const std::filesystem::path& images, const std::filesystem::pat
   const auto img = read_gzip(images);
   const auto lab = read_gzip(labels);
   require(img.size() >= 16, images.string() + ": truncated IDX header (" + std::to_string(img.size()) + " bytes)");
-  require(be32(img, 0) == 2051, images.string() + ": wrong magic number " + std::to_string(be32(img, 0)) +
-                                    " (an IDX image file has 2051)");
+  require(be32(img, 0) == 2051,
+          images.string() + ": wrong magic number " + std::to_string(be32(img, 0)) + " (an IDX image file has 2051)");
   require(lab.size() >= 8, labels.string() + ": truncated IDX header (" + std::to_string(lab.size()) + " bytes)");
-  require(be32(lab, 0) == 2049, labels.string() + ": wrong magic number " + std::to_string(be32(lab, 0)) +
-                                    " (an IDX label file has 2049)");
+  require(be32(lab, 0) == 2049,
+          labels.string() + ": wrong magic number " + std::to_string(be32(lab, 0)) + " (an IDX label file has 2049)");
   const std::int64_t n = be32(img, 4), rows = be32(img, 8), cols = be32(img, 12);
   const std::int64_t nl = be32(lab, 4);
   require(n == nl, images.string() + ": " + std::to_string(n) + " images but " + labels.string() + " has " +
@@ -97,9 +107,9 @@ Dataset load_idx(const std::filesystem::path& images, const std::filesystem::pat
   const std::size_t need = 16 + static_cast<std::size_t>(n * rows * cols);
   require(img.size() >= need, images.string() + ": truncated: " + std::to_string(img.size()) + " bytes, header says " +
                                   std::to_string(need));
-  require(lab.size() >= 8 + static_cast<std::size_t>(n),
-          labels.string() + ": truncated: " + std::to_string(lab.size()) + " bytes, header says " +
-              std::to_string(8 + n));
+  require(
+      lab.size() >= 8 + static_cast<std::size_t>(n),
+      labels.string() + ": truncated: " + std::to_string(lab.size()) + " bytes, header says " + std::to_string(8 + n));
   Dataset d;
   d.name = images.filename().string();
   d.c = 1;
@@ -127,18 +137,29 @@ std::vector<std::int64_t> permutation(std::int64_t n, std::uint64_t seed) {
   return p;
 }
 
-FmnistSplit load_fmnist(const std::filesystem::path& dir, std::int64_t search_size, std::uint64_t seed) {
-  Dataset all = load_idx(dir / "train-images-idx3-ubyte.gz", dir / "train-labels-idx1-ubyte.gz");
-  require(search_size >= 0 && search_size < all.size(),
-          "search set size " + std::to_string(search_size) + ": legal 0.." + std::to_string(all.size() - 1));
+void split_search(Dataset all, std::int64_t search_size, std::uint64_t seed, DataSplit& into) {
+  require(search_size >= 0 && search_size < all.size(), all.name + ": search set size " + std::to_string(search_size) +
+                                                            ": legal 0.." + std::to_string(all.size() - 1));
   const auto p = permutation(all.size(), seed);
+  into.search = all.subset({p.begin(), p.begin() + search_size});
+  into.train = all.subset({p.begin() + search_size, p.end()});
+}
+
+FmnistSplit load_fmnist(const std::filesystem::path& dir, std::int64_t search_size, std::uint64_t seed) {
+  require(std::filesystem::exists(dir / "train-images-idx3-ubyte.gz"),
+          dir.string() +
+              ": no Fashion-MNIST here (train-images-idx3-ubyte.gz missing; the Debian package "
+              "dataset-fashion-mnist installs it in " +
+              std::string(kFmnistDir) + ")");
   FmnistSplit s;
-  s.search = all.subset({p.begin(), p.begin() + search_size});
-  s.train = all.subset({p.begin() + search_size, p.end()});
+  split_search(load_idx(dir / "train-images-idx3-ubyte.gz", dir / "train-labels-idx1-ubyte.gz"), search_size, seed, s);
   s.search.name = "fmnist-search";
   s.train.name = "fmnist-train";
   s.test = load_idx(dir / "t10k-images-idx3-ubyte.gz", dir / "t10k-labels-idx1-ubyte.gz");
   s.test.name = "fmnist-test";
+  s.description = "fmnist (" + dir.string() + "): train " + std::to_string(s.train.size()) + ", search " +
+                  std::to_string(s.search.size()) + ", test " + std::to_string(s.test.size()) +
+                  " images of 1x28x28, 10 classes";
   return s;
 }
 

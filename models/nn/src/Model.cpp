@@ -713,7 +713,8 @@ TrainResult Model::train(const Dataset& data, const TrainOptions& o) {
       const std::int64_t b0 = s * o.batch, k = std::min(o.batch, data.size() - b0);
       std::vector<std::int64_t> idx(perm.begin() + b0, perm.begin() + b0 + k);
       Dataset bd = data.subset(idx);
-      Tensor x = torch::from_blob(bd.images.data(), {k, data.c, data.h, data.w}, torch::kFloat32).clone();
+      numerics::FloatTensor bx = bd.batch(0, k);  // decodes streamed sets
+      Tensor x = torch::from_blob(bx.data.data(), {k, data.c, data.h, data.w}, torch::kFloat32).clone();
       if (o.flip) {
         std::vector<float> mask(static_cast<std::size_t>(k));
         for (auto& v : mask) v = flip_rng.uniform() < 0.5 ? 1.0f : 0.0f;

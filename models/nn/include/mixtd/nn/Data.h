@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -24,12 +25,24 @@ inline constexpr float kFmnistMean = 0.2860f;
 inline constexpr float kFmnistStd = 0.3530f;
 inline constexpr const char* kFmnistDir = "/usr/share/datasets/fashion-mnist";
 
+// Where a data set's pixels come from when they are not all in memory: an
+// image folder decodes (and caches) an image when a batch asks for it.
+class ImageStore {
+ public:
+  virtual ~ImageStore() = default;
+  // Writes item `item`'s normalised CHW floats (c*h*w of them) to `out`.
+  virtual void load(std::int64_t item, float* out) const = 0;
+};
+
 struct Dataset {
   std::string name;
   std::int64_t c = 1, h = 28, w = 28;
-  std::vector<float> images;         // [size, c, h, w], normalised
+  std::vector<float> images;         // [size, c, h, w], normalised; empty when `store` is set
   std::vector<std::int64_t> labels;  // [size]
   std::int64_t classes = 10;
+  // Streamed sets: image k is `store`'s item `items[k]`.
+  std::shared_ptr<const ImageStore> store;
+  std::vector<std::int64_t> items;
 
   std::int64_t size() const { return static_cast<std::int64_t>(labels.size()); }
   std::int64_t per_image() const { return c * h * w; }
@@ -50,11 +63,21 @@ std::vector<std::uint8_t> read_gzip(const std::filesystem::path& path);
 Dataset load_idx(const std::filesystem::path& images, const std::filesystem::path& labels, float mean = kFmnistMean,
                  float stddev = kFmnistStd);
 
-struct FmnistSplit {
-  Dataset train;   // 60000 − search_size images
-  Dataset search;  // search_size images (the search's one-batch queries)
-  Dataset test;    // the 10000 t10k images
+// A data set's three parts (DataSource.h loads any source into one).
+struct DataSplit {
+  Dataset train;   // the training part minus the search set
+  Dataset search;  // search_size training images (the search's one-batch queries), never trained on
+  Dataset test;    // the test part
+  // false: the source is one pool of images (an NPY pair, a flat image
+  // folder) that is the search and the test set at once; no training part.
+  bool has_train = true;
+  std::string description;  // one line: the source, the parts' sizes, the image shape
 };
+using FmnistSplit = DataSplit;
+
+// Splits `all` (a training part) into search (the first `search_size` of a
+// permutation seeded with `seed`) and train (the rest).
+void split_search(Dataset all, std::int64_t search_size, std::uint64_t seed, DataSplit& into);
 
 // Loads the four files under `dir` and splits them (see above).
 FmnistSplit load_fmnist(const std::filesystem::path& dir = kFmnistDir, std::int64_t search_size = 5000,
