@@ -341,3 +341,66 @@ TEST(Cli, SearchResumeWithOtherSettingsNamesTheSetting) {
   EXPECT_THAT(other.out, HasSubstr("this search was started with --target-fps 3500, not 3600"));
   EXPECT_EQ(count_lines(other.out), 1) << other.out;
 }
+
+// --dataset: one clear line for each kind of bad data (issue 21).
+TEST(Cli, DatasetErrorsAreOneLine) {
+  const fs::path d = scratch("dataset-errors");
+  fs::create_directories(d);
+  // NPY written by hand: 2 float64 images of 1x28x28 and 3 labels.
+  auto npy = [](const fs::path& p, const std::string& descr, const std::string& shape, std::size_t bytes) {
+    std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+    dict.resize(117, ' ');
+    write(p, std::string("\x93NUMPY\x01\x00\x76\x00", 10) + dict + "\n" + std::string(bytes, '\0'));
+  };
+  npy(d / "f64.npy", "<f8", "(2, 1, 28, 28)", 2 * 784 * 8);
+  npy(d / "f32.npy", "<f4", "(2, 1, 28, 28)", 2 * 784 * 4);
+  npy(d / "y3.npy", "<i8", "(3,)", 3 * 8);
+  npy(d / "y2.npy", "<i8", "(2,)", 2 * 8);
+  const std::string net = "resnet18-fmnist:width=0.25";
+  auto expect = [&](const std::string& args, const std::string& what) {
+    const Result r = run(args);
+    EXPECT_EQ(r.code, 1) << args << "\n" << r.out;
+    EXPECT_THAT(r.out, testing::StartsWith("mixtd: error: ")) << args;
+    EXPECT_THAT(r.out, HasSubstr(what)) << args;
+    EXPECT_EQ(count_lines(r.out), 1) << args << "\n" << r.out;
+  };
+  const std::string f64 = (d / "f64.npy").string(), f32 = (d / "f32.npy").string();
+  const std::string y3 = (d / "y3.npy").string(), y2 = (d / "y2.npy").string();
+  expect("accuracy " + net + " --dataset mnist", "--dataset 'mnist': legal fmnist[:DIR] | npy:");
+  expect("accuracy " + net + " --dataset npy:" + f64 + "," + y2, f64 + ": dtype <f8 where float32 (<f4) is needed");
+  expect("accuracy " + net + " --dataset npy:" + f32 + "," + y3, f32 + ": 2 images but " + y3 + " has 3 labels");
+  expect("accuracy resnet18 --dataset npy:" + f32 + "," + y2,
+         "f32.npy: images of 1x28x28 do not fit network 'resnet18' input 3x224x224");
+  expect("accuracy " + net + " --dataset imagefolder:/nonexistent/imagenet", "/nonexistent/imagenet: no such folder");
+  expect("accuracy " + net + " --dataset cifar10:/nonexistent", "/nonexistent: no such folder");
+  expect("train " + net + " -o " + (d / "t.onnx").string() + " --dataset npy:" + f32 + "," + y2,
+         y2 + " has no training part, and `mixtd train` needs one");
+  EXPECT_FALSE(fs::exists(d / "t.onnx"));
+}
+
+// A user's image folder through the data-carrying models (issue 21): the
+// committed fixture folder, resized and cropped to tiny's 3x16x16, calibrates
+// the BFP8 exponents and is streamed in; SystemC and the RTL equal the golden
+// executor bit for bit on it.
+TEST(Cli, SimulateAndCosimOnAnImageFolder) {
+  const fs::path design = scratch("tiny-folder.yaml");
+  ASSERT_EQ(run("solve tiny --device zc706 -o " + design.string()).code, 0);
+  const std::string data = " --dataset imagefolder:" + std::string(MIXTD_SOURCE_DIR) +
+                           "/tests/nn/data/imagefolder --resize 18 --crop 16 --calib 6 --frames 3";
+  const Result sim = run("simulate " + design.string() + " --functional" + data);
+  ASSERT_EQ(sim.code, 0) << sim.out;
+  EXPECT_THAT(sim.out, HasSubstr("outputs: identical to the integer golden executor (all 3 frames)"));
+  EXPECT_THAT(sim.out, HasSubstr("top-1: SystemC and golden agree on 3/3 frames; correct: SystemC"));
+  const Result cosim = run("cosim " + design.string() + data + " --first 2");
+  ASSERT_EQ(cosim.code, 0) << cosim.out;
+  EXPECT_THAT(cosim.out, HasSubstr("outputs: identical to the integer golden executor"));
+  EXPECT_THAT(cosim.out, HasSubstr("SystemC outputs: identical to the golden executor"));
+  EXPECT_THAT(cosim.out, HasSubstr("top-1: RTL and golden agree on 3/3 frames"));
+  // The crop must be the network's input.
+  const Result bad =
+      run("simulate " + design.string() + " --functional --dataset imagefolder:" + std::string(MIXTD_SOURCE_DIR) +
+          "/tests/nn/data/imagefolder --calib 6");
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_THAT(bad.out, HasSubstr("images of 3x224x224 do not fit network 'tiny' input 3x16x16 (an image folder's "
+                                 "size is --crop)"));
+}

@@ -1,30 +1,86 @@
 #include "DataOptions.h"
 
+#include <iostream>
+
 #include "mixtd/nn/Data.h"
 #include "mixtd/support/Error.h"
 
 namespace mixtd::cli {
 
+void add_dataset_options(CLI::App* cmd, nn::DataConfig& c, const std::string& what) {
+  cmd->add_option("--dataset", c.spec, what + ": " + nn::data_spec_help())->capture_default_str();
+  cmd->add_option("--data-dir", c.fmnist_dir, "folder of Fashion-MNIST's gzipped IDX files (--dataset fmnist)")
+      ->capture_default_str();
+  cmd->add_option("--search-size", c.search_size,
+                  "training images held out as the search set (default: 5000, at most a tenth of the training part)")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{100000000}));
+  cmd->add_option("--split-seed", c.seed, "seed of the search/train split")->capture_default_str();
+  cmd->add_option("--mean", c.mean, "per-channel mean for cifar10/imagefolder (default: the data set's usual)")
+      ->delimiter(',');
+  cmd->add_option("--std", c.stddev, "per-channel standard deviation for cifar10/imagefolder")->delimiter(',');
+  cmd->add_option("--resize", c.resize, "imagefolder: shorter side before the centre crop")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 4096));
+  cmd->add_option("--crop", c.crop, "imagefolder: centre crop (the network's input size)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 4096));
+  cmd->add_flag("--skip-bad-images", c.skip_bad,
+                "imagefolder: skip images that do not decode (decodes all up front) instead of stopping");
+  cmd->add_option("--decode-cache-mb", c.cache_mb, "imagefolder: MB of decoded, cropped images kept")
+      ->capture_default_str()
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 20));
+}
+
+nn::DataSplit load_dataset(const nn::DataConfig& c, const net::Network& n, bool need_train,
+                           const std::string& command) {
+  nn::DataSplit s = nn::load_split(c);
+  require(!need_train || s.has_train,
+          "--dataset " + c.spec + " has no training part, and `mixtd " + command +
+              "` needs one (npy:TRAIN_X,TRAIN_Y,TEST_X,TEST_Y, or imagefolder:DIR with DIR/train and DIR/val)");
+  nn::require_fits(s.test, n);
+  if (s.has_train) {
+    nn::require_fits(s.search, n);
+    nn::require_fits(s.train, n);
+  }
+  return s;
+}
+
+std::string data_settings(const nn::DataConfig& c) {
+  const nn::DataConfig d;
+  std::string s = c.spec == "fmnist" ? c.fmnist_dir : c.spec;
+  if (c.search_size != d.search_size) s += " search-size=" + std::to_string(c.search_size);
+  if (c.seed != d.seed) s += " split-seed=" + std::to_string(c.seed);
+  auto list = [](const std::vector<float>& v) {
+    std::string t;
+    for (float x : v) t += (t.empty() ? "" : ",") + std::to_string(x);
+    return t;
+  };
+  if (!c.mean.empty()) s += " mean=" + list(c.mean);
+  if (!c.stddev.empty()) s += " std=" + list(c.stddev);
+  if (c.spec.starts_with("imagefolder")) {
+    s += " resize=" + std::to_string(c.resize) + " crop=" + std::to_string(c.crop);
+    if (c.skip_bad) s += " skip-bad";
+  }
+  return s;
+}
+
 void add_data_options(CLI::App* cmd, DataOptions& o, bool inputs) {
-  cmd->add_option("--dataset", o.dataset,
-                  std::string("calibrate the BFP8 exponents on this data set") +
-                      (inputs ? " and stream its test images in" : "") + ": fmnist (default: seeded normal images)");
-  o.data_dir = nn::kFmnistDir;
-  cmd->add_option("--data-dir", o.data_dir, "folder of the data set's files")->capture_default_str();
+  add_dataset_options(cmd, o.data,
+                      std::string("calibrate the BFP8 exponents on this data set") +
+                          (inputs ? " and stream its test images in" : "") + " (default: seeded normal images)");
   cmd->add_option("--calib", o.calib, "images calibrating the BFP8 exponents (as `mixtd accuracy --calib`)")
       ->capture_default_str()
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{5000}));
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{100000}));
   if (inputs)
     cmd->add_option("--first", o.first, "the first test image streamed in")
         ->capture_default_str()
-        ->check(CLI::Range(std::int64_t{0}, std::int64_t{9999}));
+        ->check(CLI::Range(std::int64_t{0}, std::int64_t{100000000}));
 }
 
-sim::FunctionalData load_data(const DataOptions& o, std::int64_t frames) {
+sim::FunctionalData load_data(const DataOptions& o, const net::Network& n, std::int64_t frames) {
   sim::FunctionalData data;
-  if (o.dataset.empty()) return data;
-  require(o.dataset == "fmnist", "unknown data set '" + o.dataset + "': legal is fmnist");
-  const nn::FmnistSplit split = nn::load_fmnist(o.data_dir);
+  if (o.data.spec.empty()) return data;
+  const nn::DataSplit split = load_dataset(o.data, n, false, "");
   require(o.calib >= 1 && o.calib <= split.search.size(),
           "--calib " + std::to_string(o.calib) + ": legal 1.." + std::to_string(split.search.size()));
   data.calibration = split.search.batch(split.search.size() - o.calib, o.calib);

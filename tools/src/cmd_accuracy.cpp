@@ -6,15 +6,17 @@
 #include <nlohmann/json.hpp>
 
 #include "Commands.h"
+#include "DataOptions.h"
 #include "Table.h"
 #include "mixtd/arch/Design.h"
 #include "mixtd/net/Load.h"
 #include "mixtd/net/Onnx.h"
 #include "mixtd/nn/Data.h"
 #include "mixtd/nn/Model.h"
+#include "mixtd/nn/Npy.h"
 #include "mixtd/numerics/Golden.h"
-#include "mixtd/support/Error.h"
 #include "mixtd/support/AtomicFile.h"
+#include "mixtd/support/Error.h"
 
 namespace mixtd::cli {
 
@@ -39,9 +41,8 @@ net::Network with_weights(const net::Network& shape, const std::string& onnx) {
                 " -> " + o->out_shape.str() + ", the network has " + std::string(net::to_string(l.kind)) + " " +
                 l.in_shape.str() + " -> " + l.out_shape.str());
   }
-  require(w.layers.size() == shape.layers.size(), onnx + ": " + std::to_string(w.layers.size()) +
-                                                      " layers, network '" + shape.name + "' has " +
-                                                      std::to_string(shape.layers.size()));
+  require(w.layers.size() == shape.layers.size(), onnx + ": " + std::to_string(w.layers.size()) + " layers, network '" +
+                                                      shape.name + "' has " + std::to_string(shape.layers.size()));
   return w;
 }
 
@@ -66,9 +67,11 @@ void load_for_accuracy(const std::string& spec, const std::string& weights, net:
 }
 
 Run add_accuracy(CLI::App& app) {
-  auto* cmd = app.add_subcommand("accuracy", "Top-1 of a decomposed BFP8 network on Fashion-MNIST");
+  auto* cmd = app.add_subcommand(
+      "accuracy", "Top-1 of a decomposed BFP8 network on a data set (Fashion-MNIST, NPY, CIFAR-10, image folders)");
   struct Args {
-    std::string spec, weights, data_dir = nn::kFmnistDir;
+    std::string spec, weights, predictions;
+    nn::DataConfig data;
     std::int64_t batch = 128, index = 0, calib = 16, golden = 0;
     bool full = false, flt = false, json = false;
   };
@@ -78,9 +81,13 @@ Run add_accuracy(CLI::App& app) {
   cmd->add_option("--weights", a->weights, "trained weights (.onnx) for the design's network");
   cmd->add_option("--batch", a->batch, "images in the one-batch query")->capture_default_str();
   cmd->add_option("--index", a->index, "which search batch (0..)")->capture_default_str();
-  cmd->add_option("--calib", a->calib, "search images calibrating the BFP8 exponents")->capture_default_str();
-  cmd->add_option("--data-dir", a->data_dir, "folder of the gzipped IDX files")->capture_default_str();
-  cmd->add_flag("--full", a->full, "the whole 10k test set instead of one search batch");
+  cmd->add_option("--calib", a->calib, "search images calibrating the BFP8 exponents")
+      ->capture_default_str()
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{100000}));
+  add_dataset_options(cmd, a->data, "the images");
+  cmd->add_flag("--full", a->full, "the whole test set instead of one search batch");
+  cmd->add_option("--predictions", a->predictions,
+                  "with --full: write the top-1 class of every test image to this .npy (int64)");
   cmd->add_flag("--float", a->flt, "float (decomposed) network, no BFP8");
   cmd->add_flag("--json", a->json, "machine-readable output");
   cmd->add_option("--golden", a->golden,
@@ -88,19 +95,27 @@ Run add_accuracy(CLI::App& app) {
   cmd->footer(
       "The one-batch query is what the search ranks designs by: top-1 on search images\n"
       "[index*batch, (index+1)*batch), decomposed as design.yaml's τ say, BFP8 with exponents\n"
-      "calibrated on the last --calib search images, not fine-tuned.\n\n"
+      "calibrated on the last --calib search images, not fine-tuned. A one-pool data set (an NPY\n"
+      "pair, a flat image folder) is the search and the test set at once.\n\n"
       "Examples:\n"
       "  mixtd accuracy configs/networks/resnet18-fmnist-w0.25.onnx --full\n"
-      "  mixtd accuracy configs/flows/fmnist-medium.yaml --weights configs/networks/resnet18-fmnist-w0.25.onnx");
+      "  mixtd accuracy configs/flows/fmnist-medium.yaml --weights configs/networks/resnet18-fmnist-w0.25.onnx\n"
+      "  mixtd accuracy resnet18.onnx --dataset npy:images.npy,labels.npy --full --float   # docs/data.md\n"
+      "  mixtd accuracy resnet18.onnx --dataset imagefolder:imagenet --batch 128           # DIR/train, DIR/val");
   return [a] {
     net::Network n;
     nn::Taus taus;
     load_for_accuracy(a->spec, a->weights, n, taus);
-    auto split = nn::load_fmnist(a->data_dir);
-    require(split.test.c == n.input_shape.c && split.test.h == n.input_shape.h && split.test.w == n.input_shape.w,
-            "network '" + n.name + "' input " + n.input_shape.str() + " does not fit Fashion-MNIST 1x28x28");
+    require(a->predictions.empty() || a->full, "--predictions needs --full (the whole test set)");
+    const nn::DataSplit split = load_dataset(a->data, n, false, "accuracy");
+    require(a->calib <= split.search.size(), "--calib " + std::to_string(a->calib) + ": legal 1.." +
+                                                 std::to_string(split.search.size()) + " (the search set's size)");
+    require(a->full || a->batch <= split.search.size(),
+            "--batch " + std::to_string(a->batch) + ": the search set has " + std::to_string(split.search.size()) +
+                " images (legal 1.." + std::to_string(split.search.size()) + ", or --full)");
+    require(a->batch >= 1, "--batch " + std::to_string(a->batch) + ": legal 1.." + std::to_string(split.search.size()));
     nn::OracleOptions oo;
-    oo.batch = a->batch;
+    oo.batch = a->full ? std::min(a->batch, split.search.size()) : a->batch;  // --full does not query
     oo.calibration = a->calib;
     oo.quantize = !a->flt;
     nn::AccuracyOracle oracle(n, split.search, oo);
@@ -109,7 +124,18 @@ Run add_accuracy(CLI::App& app) {
     double acc = 0;
     if (a->full) {
       nn::Model m = oracle.build(taus);
-      acc = m.accuracy(split.test);
+      std::vector<std::int64_t> pred;
+      std::int64_t correct = 0;
+      for (std::int64_t s = 0; s < split.test.size(); s += 256) {
+        const auto p = m.predict(split.test.batch(s, 256));
+        const auto l = split.test.batch_labels(s, 256);
+        for (std::size_t i = 0; i < p.size(); ++i) correct += p[i] == l[i];
+        pred.insert(pred.end(), p.begin(), p.end());
+      }
+      acc = static_cast<double>(correct) / static_cast<double>(split.test.size());
+      if (!a->predictions.empty())
+        nn::write_npy(a->predictions, "<i8", {static_cast<std::int64_t>(pred.size())}, pred.data(),
+                      pred.size() * sizeof(std::int64_t));
     } else {
       acc = oracle.query(taus, a->index);
     }
@@ -134,21 +160,26 @@ Run add_accuracy(CLI::App& app) {
         within += d <= std::ldexp(1.0, out_exp) * 1.0001;
       }
       std::cout << "golden vs fake-quant on " << x.n << " test images: top-1 agree " << same << "/" << x.n
-                << ", logits within one step (2^" << out_exp << ") " << within << "/" << g.data.size()
-                << ", worst " << worst << "\n";
+                << ", logits within one step (2^" << out_exp << ") " << within << "/" << g.data.size() << ", worst "
+                << worst << "\n";
     }
-    const std::string what = a->full ? "test set (10000 images)"
-                                     : "search batch " + std::to_string(a->index) + " (" + std::to_string(a->batch) +
-                                           " images)";
+    const std::string what =
+        a->full ? "test set (" + std::to_string(split.test.size()) + " images)"
+                : "search batch " + std::to_string(a->index) + " (" + std::to_string(a->batch) + " images)";
     if (a->json) {
-      std::cout << nlohmann::json{{"network", n.name},         {"decomposed_layers", taus.size()},
-                                  {"bfp8", !a->flt},           {"full", a->full},
+      std::cout << nlohmann::json{{"network", n.name},
+                                  {"data", split.description},
+                                  {"decomposed_layers", taus.size()},
+                                  {"bfp8", !a->flt},
+                                  {"full", a->full},
                                   {"images", a->full ? split.test.size() : a->batch},
-                                  {"top1", acc},               {"ms", ms}}
+                                  {"top1", acc},
+                                  {"ms", ms}}
                        .dump(2)
                 << '\n';
       return 0;
     }
+    std::cout << "data: " << split.description << "\n";
     std::cout << n.name << ", " << taus.size() << " decomposed layer(s), " << (a->flt ? "float" : "BFP8") << ": top-1 "
               << fixed(100 * acc, 2) << "% on " << what << " (" << fixed(ms, 1) << " ms)\n";
     return 0;

@@ -105,7 +105,7 @@ Run add_cosim(CLI::App& app) {
     a->o.cache = a->cache;
     a->o.compare_systemc = !a->no_systemc;
     const arch::Design d = arch::load_design(a->design);
-    a->o.data = load_data(a->data, a->o.frames);
+    a->o.data = load_data(a->data, d.network, a->o.frames);
     const rtl::CosimResult r = rtl::cosimulate(d, a->o);
     if (a->json)
       std::cout << rtl::to_json(r).dump(2) << '\n';

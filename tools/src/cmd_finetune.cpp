@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "Commands.h"
+#include "DataOptions.h"
 #include "Table.h"
 #include "mixtd/net/Onnx.h"
 #include "mixtd/nn/Data.h"
@@ -14,9 +15,10 @@ namespace mixtd::cli {
 void load_for_accuracy(const std::string& spec, const std::string& weights, net::Network& net, nn::Taus& taus);
 
 Run add_finetune(CLI::App& app) {
-  auto* cmd = app.add_subcommand("finetune", "Fine-tune a design's decomposed BFP8 network on Fashion-MNIST");
+  auto* cmd = app.add_subcommand("finetune", "Fine-tune a design's decomposed BFP8 network on a data set");
   struct Args {
-    std::string spec, weights, out, data_dir = nn::kFmnistDir, optimizer = "adam", schedule = "cosine";
+    std::string spec, weights, out, optimizer = "adam", schedule = "cosine";
+    nn::DataConfig data;
     std::int64_t epochs = 1, batch = 128, progress = 50, calib = 16, max_images = 0;
     double lr = 1e-4, wd = 0;
     std::uint64_t seed = 0;
@@ -40,7 +42,7 @@ Run add_finetune(CLI::App& app) {
   cmd->add_option("--threads", a->threads, "LibTorch threads")->capture_default_str();
   cmd->add_option("--progress", a->progress, "batches between progress lines (0: none)")->capture_default_str();
   cmd->add_option("--calib", a->calib, "search images calibrating the BFP8 exponents")->capture_default_str();
-  cmd->add_option("--data-dir", a->data_dir, "folder of the gzipped IDX files")->capture_default_str();
+  add_dataset_options(cmd, a->data, "the data set fine-tuned on");
   cmd->add_flag("--float", a->flt, "fine-tune the float decomposed network (no fake-quant)");
   cmd->footer(
       "The stage factors (and biases) are the trained parameters; BFP8 activation exponents stay\n"
@@ -54,7 +56,8 @@ Run add_finetune(CLI::App& app) {
     net::Network n;
     nn::Taus taus;
     load_for_accuracy(a->spec, a->weights, n, taus);
-    auto split = nn::load_fmnist(a->data_dir);
+    const nn::DataSplit split = load_dataset(a->data, n, true, "finetune");
+    std::cerr << "data: " << split.description << std::endl;
     nn::OracleOptions oo;
     oo.calibration = a->calib;
     oo.quantize = !a->flt;
@@ -91,7 +94,9 @@ Run add_finetune(CLI::App& app) {
               << "                 search batch 0   test\n"
               << "before           " << fixed(100 * before_batch, 2) << "%          " << fixed(100 * before, 2) << "%\n"
               << "after            " << fixed(100 * after_batch, 2) << "%          " << fixed(100 * after, 2) << "%\n"
-              << "re-decomposed    " << "                 " << fixed(100 * again, 2) << "%  (the written ONNX, decomposed and calibrated again)\n";
+              << "re-decomposed    "
+              << "                 " << fixed(100 * again, 2)
+              << "%  (the written ONNX, decomposed and calibrated again)\n";
     return 0;
   };
 }

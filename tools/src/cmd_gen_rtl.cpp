@@ -40,7 +40,7 @@ Run add_gen_rtl(CLI::App& app) {
       "  cd fm-rtl && yosys -p 'read_verilog -sv lib/*.sv mixtd_top.sv; synth_xilinx -family xcup -top mixtd_top'");
   return [a] {
     const arch::Design d = arch::load_design(a->design);
-    const rtl::GeneratedRtl g = rtl::generate(d, a->seed, load_data(a->data, 0).calibration);
+    const rtl::GeneratedRtl g = rtl::generate(d, a->seed, load_data(a->data, d.network, 0).calibration);
     rtl::write(g, a->out);
     std::int64_t bytes = 0, images = 0;
     for (const auto& f : g.files) {

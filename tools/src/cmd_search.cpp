@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "Commands.h"
+#include "DataOptions.h"
 #include "PlotSvg.h"
 #include "QueryCache.h"
 #include "ScatterSvg.h"
@@ -223,9 +224,9 @@ Run add_search(CLI::App& app) {
       "search",
       "Evolutionary search for the most accurate τ that meets an FPS target (paper §V); NSGA-II with --pareto");
   struct Args {
-    std::string net, weights, query_cache, dataset = "fmnist", device, out, accuracy = "top1", oracle = "forest",
-                                           types = "mixed", groups = "paper", strategy = "evolution",
-                                           data_dir = nn::kFmnistDir;
+    std::string net, weights, query_cache, device, out, accuracy = "top1", oracle = "forest", types = "mixed",
+                                                        groups = "paper", strategy = "evolution";
+    nn::DataConfig data;
     search::SearchOptions o;
     std::int64_t batch = 0, calib = 16, finetune_epochs = 1, finetune_images = 10000, prefix_cache_mb = 1024;
     double finetune_lr = 5e-4;
@@ -252,8 +253,8 @@ Run add_search(CLI::App& app) {
                   "top1 (on --dataset) | fidelity (agreement with the float network on seeded inputs: a proxy "
                   "for networks without data)")
       ->capture_default_str();
-  cmd->add_option("--dataset", a->dataset, "data set for --accuracy top1: fmnist")->capture_default_str();
-  cmd->add_option("--data-dir", a->data_dir, "folder of Fashion-MNIST's gzipped IDX files")->capture_default_str();
+  add_dataset_options(cmd, a->data,
+                      "data set for --accuracy top1 (it needs a training part: the search set is carved from it)");
   cmd->add_option("--batch", a->batch, "images per accuracy query (default: 128 for top1, 16 for fidelity)");
   cmd->add_option("--calib", a->calib, "images calibrating the BFP8 exponents")->capture_default_str();
   cmd->add_option("--prefix-cache", a->prefix_cache_mb,
@@ -366,15 +367,17 @@ Run add_search(CLI::App& app) {
         {"network", a->net},         {"--weights", file_digest(a->weights)}, {"--device", a->device},
         {"--accuracy", a->accuracy}, {"--batch", std::to_string(a->batch)},  {"--calib", std::to_string(a->calib)}};
     std::unique_ptr<search::AccuracySource> source;
-    std::unique_ptr<nn::FmnistSplit> data;
+    std::unique_ptr<nn::DataSplit> data;
     if (a->accuracy == "top1") {
-      require(a->dataset == "fmnist", "--dataset '" + a->dataset + "': legal values are fmnist");
-      settings["--dataset"] = a->dataset;
-      data = std::make_unique<nn::FmnistSplit>(nn::load_fmnist(a->data_dir));
-      require(
-          data->search.c == n.input_shape.c && data->search.h == n.input_shape.h && data->search.w == n.input_shape.w,
-          "network '" + n.name + "' input " + n.input_shape.str() +
-              " does not fit Fashion-MNIST 1x28x28 (use --accuracy fidelity for networks without data)");
+      settings["--dataset"] = a->data.spec;
+      if (data_settings(a->data) != a->data.fmnist_dir) settings["data"] = data_settings(a->data);
+      try {
+        data = std::make_unique<nn::DataSplit>(load_dataset(a->data, n, true, "search"));
+      } catch (const Error& e) {
+        const std::string what = e.what();
+        if (what.find("do not fit") == std::string::npos) throw;
+        throw Error(what + " (use --accuracy fidelity for networks without data)");
+      }
       nn::OracleOptions oo;
       oo.batch = a->batch > 0 ? a->batch : 128;
       settings["--batch"] = std::to_string(oo.batch);
@@ -396,7 +399,7 @@ Run add_search(CLI::App& app) {
       std::string key = "v2";
       for (const char* s : {"network", "--weights", "--accuracy", "--batch", "--calib", "--dataset"})
         key += std::string("|") + s + "=" + (settings.count(s) ? settings.at(s) : "");
-      key += "|data=" + (a->accuracy == "top1" ? a->data_dir : "seed " + std::to_string(o.seed));
+      key += "|data=" + (a->accuracy == "top1" ? data_settings(a->data) : "seed " + std::to_string(o.seed));
       cached = std::make_unique<CachedAccuracy>(*source, a->query_cache, key);
     }
     search::AccuracySource& accuracy = cached ? static_cast<search::AccuracySource&>(*cached) : *source;
@@ -468,7 +471,8 @@ Run add_search(CLI::App& app) {
         nn::Model m = oracle.build(taus);
         const double before = m.accuracy(data->test);
         final_json["test_top1_before_finetune"] = before;
-        std::cout << "  test top-1 (10k images): " << fixed(100 * before, 2) << "% before fine-tuning";
+        std::cout << "  test top-1 (" << data->test.size() << " images): " << fixed(100 * before, 2)
+                  << "% before fine-tuning";
         if (a->finetune_epochs > 0) {
           nn::TrainOptions to;
           to.epochs = a->finetune_epochs;

@@ -136,9 +136,9 @@ Run add_simulate(CLI::App& app) {
   return [a] {
     a->o.trace_path = a->trace;
     const arch::Design d = arch::load_design(a->design);
-    if (!a->data.dataset.empty()) {
+    if (!a->data.data.spec.empty()) {
       require(a->o.functional, "--dataset needs --functional (a timing-only run carries no data)");
-      a->o.data = load_data(a->data, a->o.frames);
+      a->o.data = load_data(a->data, d.network, a->o.frames);
     }
     const sim::SimResult r = sim::simulate(d, a->o);
     if (a->json)

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "Commands.h"
+#include "DataOptions.h"
 #include "Table.h"
 #include "mixtd/net/Load.h"
 #include "mixtd/net/Onnx.h"
@@ -14,11 +15,11 @@
 namespace mixtd::cli {
 
 Run add_train(CLI::App& app) {
-  auto* cmd = app.add_subcommand("train", "Train a network on Fashion-MNIST (LibTorch, CPU) and write ONNX");
+  auto* cmd = app.add_subcommand("train", "Train a network on a data set (LibTorch, CPU) and write ONNX");
   struct Args {
-    std::string spec, dataset = "fmnist", out, data_dir = nn::kFmnistDir, checkpoint, optimizer = "sgd",
-                      schedule = "cosine";
-    std::int64_t epochs = 1, batch = 128, progress = 50, search = 5000;
+    std::string spec, out, checkpoint, optimizer = "sgd", schedule = "cosine";
+    nn::DataConfig data;
+    std::int64_t epochs = 1, batch = 128, progress = 50;
     double lr = 0.05, wd = 5e-4;
     std::uint64_t seed = 0;
     int threads = 2;
@@ -27,8 +28,7 @@ Run add_train(CLI::App& app) {
   auto a = std::make_shared<Args>();
   cmd->add_option("NET", a->spec, "zoo spec, .yaml or .onnx (its weights are the start point with --no-bn)")
       ->required();
-  cmd->add_option("--dataset", a->dataset, "fmnist (the only one so far)")->capture_default_str();
-  cmd->add_option("--data-dir", a->data_dir, "folder of the gzipped IDX files")->capture_default_str();
+  add_dataset_options(cmd, a->data, "the data set trained on");
   cmd->add_option("-o,--output", a->out, "trained network (.onnx)")->required();
   cmd->add_option("--epochs", a->epochs, "epochs")->capture_default_str();
   cmd->add_option("--batch", a->batch, "batch size")->capture_default_str();
@@ -39,27 +39,26 @@ Run add_train(CLI::App& app) {
   cmd->add_option("--seed", a->seed, "seed of initial weights, shuffling and flips")->capture_default_str();
   cmd->add_option("--threads", a->threads, "LibTorch threads")->capture_default_str();
   cmd->add_option("--progress", a->progress, "batches between progress lines (0: none)")->capture_default_str();
-  cmd->add_option("--search-size", a->search, "train images held out as the search set")->capture_default_str();
   cmd->add_option("--checkpoint", a->checkpoint, "checkpoint written after every epoch (default: OUTPUT.ckpt)");
   cmd->add_flag("--resume", a->resume, "continue from the checkpoint");
   cmd->add_flag("--no-bn", a->no_bn,
                 "train without BatchNorm (default: a BatchNorm after every conv, folded on export)");
   cmd->add_flag("--no-flip", a->no_flip, "no random horizontal flips");
   cmd->footer(
-      "The split: 60k train images shuffled with the seed; the first --search-size are the search\n"
-      "set (never trained on), the rest are trained on; t10k is the test set.\n\n"
+      "The split: the training part shuffled with --split-seed; the first --search-size are the search\n"
+      "set (never trained on), the rest are trained on; the test part is the test set.\n\n"
       "Example (the shipped configs/networks/resnet18-fmnist-w0.25.onnx):\n"
       "  OMP_WAIT_POLICY=PASSIVE mixtd train resnet18-fmnist:width=0.25 --dataset fmnist --epochs 6 --lr 0.05 \\\n"
       "      -o configs/networks/resnet18-fmnist-w0.25.onnx");
   return [a] {
-    require(a->dataset == "fmnist", "--dataset '" + a->dataset + "': legal: fmnist");
     require(a->threads >= 1 && a->threads <= 256, "--threads " + std::to_string(a->threads) + ": legal 1..256");
     std::string spec = a->spec;
     if (net::is_zoo_spec(spec) && spec.find("seed=") == std::string::npos)
       spec += (spec.find(':') == std::string::npos ? ":seed=" : ",seed=") + std::to_string(a->seed);
     net::Network n = net::load_network(spec, /*with_weights=*/true);
     n.fold_batchnorm();
-    const auto split = nn::load_fmnist(a->data_dir, a->search, 0);
+    const nn::DataSplit split = load_dataset(a->data, n, true, "train");
+    std::cerr << "data: " << split.description << std::endl;
     nn::ModelOptions mo;
     mo.batchnorm = !a->no_bn;
     nn::Model m(n, nullptr, nullptr, mo);
