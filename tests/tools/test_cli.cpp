@@ -404,3 +404,25 @@ TEST(Cli, SimulateAndCosimOnAnImageFolder) {
   EXPECT_THAT(bad.out, HasSubstr("images of 3x224x224 do not fit network 'tiny' input 3x16x16 (an image folder's "
                                  "size is --crop)"));
 }
+
+// mixtd package: bad options are one line, before anything is written.
+TEST(Cli, PackageRefusesBadOptionsBeforeWriting) {
+  const fs::path design = scratch("tiny-package.yaml"), out = scratch("pkg");
+  fs::remove_all(out);
+  ASSERT_EQ(run("solve tiny --device zc706 -o " + design.string()).code, 0);
+  for (const auto& [args, what] : std::vector<std::pair<std::string, std::string>>{
+           {"--platform u280", "--platform 'u280': legal xilinx_u250_gen3x16_xdma_4_1_202210_1"},
+           {"--kernel-mhz 500",
+            "--kernel-mhz 500: platform xilinx_u250_gen3x16_xdma_4_1_202210_1 runs kernels at "
+            "10..300 MHz"},
+           {"--frames 0", "--frames 0: legal 1..100000"}}) {
+    const Result r = run("package " + design.string() + " -o " + out.string() + " " + args);
+    EXPECT_EQ(r.code, 1) << args << "\n" << r.out;
+    EXPECT_THAT(r.out, HasSubstr("mixtd: error: " + what)) << args;
+    EXPECT_EQ(count_lines(r.out), 1) << r.out;
+    EXPECT_FALSE(fs::exists(out)) << args;
+  }
+  const Result ok = run("package " + design.string() + " -o " + out.string() + " --frames 2");
+  ASSERT_EQ(ok.code, 0) << ok.out;
+  EXPECT_TRUE(fs::exists(out / "kernel.xml"));
+}

@@ -24,6 +24,7 @@ Run add_dataset(CLI::App& app);
 Run add_predictor(CLI::App& app);
 Run add_gen_rtl(CLI::App& app);
 Run add_cosim(CLI::App& app);
+Run add_package(CLI::App& app);
 Run add_resources(CLI::App& app);
 Run add_search(CLI::App& app);
 

@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
   reg(mixtd::cli::add_simulate);
   reg(mixtd::cli::add_gen_rtl);
   reg(mixtd::cli::add_cosim);
+  reg(mixtd::cli::add_package);
   reg(mixtd::cli::add_resources);
   reg(mixtd::cli::add_dataset);
   reg(mixtd::cli::add_predictor);
