@@ -16,6 +16,8 @@
 #include <regex>
 
 #include "SearchTestUtil.h"
+#include "mixtd/arch/Analytical.h"
+#include "mixtd/hls/Floorplan.h"
 #include "mixtd/hls/KernelInterface.h"
 #include "mixtd/hls/Package.h"
 #include "mixtd/search/Solver.h"
@@ -189,6 +191,77 @@ TEST(Package, ReplacesAnOldPackageWhole) {
   EXPECT_EQ(fs::file_size(dir / "data/frames.bin"), 2u * 768u);
   for (const auto& e : fs::directory_iterator(dir.parent_path()))
     EXPECT_EQ(e.path().filename().string().find(".replace."), std::string::npos) << e.path();
+}
+
+}  // namespace
+
+namespace {
+
+// ResNet-18 on the U250 with configs/flows/resnet18-u250-svd.yaml: larger
+// than one SLR's share. At the flow's budget (0.9: 11,058 DSPs of the four
+// SLRs' 11,508) no cut along the pipeline fits; at 0.75 one does.
+arch::Design resnet18_u250_svd(double budget = 0.75) {
+  arch::Design d = arch::load_design(std::string(MIXTD_SOURCE_DIR) + "/configs/flows/resnet18-u250-svd.yaml");
+  d.device_spec = "u250";
+  d.device = arch::load_device("u250");
+  d.clock_mhz = d.device.clock_mhz;
+  search::SolverOptions o;
+  o.budget = budget;
+  d = search::solve(d, o).design;
+  arch::size_fifos(d);
+  return d;
+}
+
+TEST(Floorplan, Resnet18U250FitsTheSlrsAlongItsPipeline) {
+  const arch::Design d = resnet18_u250_svd();
+  const hls::Floorplan f = hls::plan_slrs(d);
+  const arch::Resources share = hls::u250_slr_share();
+  ASSERT_GT(f.slrs_used(), 1);
+  ASSERT_LE(f.slrs_used(), hls::kU250Slrs);
+  for (int k = 0; k < f.slrs_used(); ++k) {
+    const arch::Resources& u = f.used[static_cast<std::size_t>(k)];
+    EXPECT_LE(u.dsp, share.dsp) << "SLR" << k;
+    EXPECT_LE(u.bram18, share.bram18) << "SLR" << k;
+    EXPECT_LE(u.uram, share.uram) << "SLR" << k;
+    EXPECT_LE(u.lut, share.lut) << "SLR" << k;
+    EXPECT_LE(u.ff, share.ff) << "SLR" << k;
+  }
+  // Contiguous along the pipeline, every block placed, the totals the model's.
+  arch::Resources sum;
+  for (std::size_t i = 0; i < f.blocks.size(); ++i) {
+    if (i > 0) {
+      EXPECT_GE(f.blocks[i].slr, f.blocks[i - 1].slr) << f.blocks[i].name;
+    }
+    sum += f.blocks[i].resources;
+  }
+  EXPECT_NEAR(sum.dsp, arch::analyse(d).total.dsp, 1e-6);
+  EXPECT_FALSE(f.crossing_streams.empty());
+  // The package carries the floorplan, and the link leaves the kernel to it.
+  const auto files = package_files(d);
+  ASSERT_TRUE(files.count("floorplan.tcl"));
+  EXPECT_THAT(files.at("link.cfg"), testing::Not(HasSubstr("slr=kernel")));
+  EXPECT_THAT(files.at("Makefile"), HasSubstr("floorplan.tcl"));
+  const fs::path dir = scratch("floorplan");
+  fs::create_directories(dir);
+  std::ofstream(dir / "floorplan.tcl") << files.at("floorplan.tcl");
+  EXPECT_EQ(sh("echo 'if {![info complete [read [open " + (dir / "floorplan.tcl").string() + "]]]} {exit 1}' | tclsh"),
+            0);
+  for (const auto& b : f.blocks)
+    for (const auto& i : b.instances) EXPECT_THAT(files.at("floorplan.tcl"), HasSubstr("/" + i + "}]")) << i;
+}
+
+TEST(Floorplan, SmallDesignStaysInOneSlrAndTooLargeIsNamed) {
+  const arch::Design t = tiny();
+  EXPECT_EQ(hls::plan_slrs(t).slrs_used(), 1);
+  EXPECT_EQ(package_files(t).count("floorplan.tcl"), 0u);
+  EXPECT_THAT(package_files(t).at("link.cfg"), HasSubstr("slr=kernel:SLR0"));
+  try {
+    hls::plan_slrs(resnet18_u250_svd(0.9));
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("does not fit 4 SLRs along its pipeline: the best cut puts SLR"));
+    EXPECT_THAT(e.what(), HasSubstr("(solve it with a smaller --budget)"));
+  }
 }
 
 }  // namespace
