@@ -179,6 +179,23 @@ TEST(Package, BadOptionsAreRefusedBeforeWriting) {
   EXPECT_EQ(read_file(dir), "mine");
 }
 
+TEST(Package, ADesignTheRtlGeneratorRefusesWritesNothing) {
+  arch::Design d = tiny();
+  for (auto& [name, m] : d.layers)
+    if (!m.stages.empty()) {
+      m.stages.front().p_in = 1000003;  // a prime: divides no channel count
+      break;
+    }
+  const fs::path dir = scratch("refused");
+  try {
+    hls::write_package(d, {}, dir);
+    ADD_FAILURE() << "an illegal p_in was packaged";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("p_in"));
+  }
+  EXPECT_FALSE(fs::exists(dir));
+}
+
 TEST(Package, ReplacesAnOldPackageWhole) {
   const fs::path dir = scratch("replace");
   fs::create_directories(dir);
