@@ -110,4 +110,17 @@ std::string kernel_top_sv(const KernelInterface& k) {
   return s.str();
 }
 
+std::vector<rtl::GeneratedFile> kernel_files(const rtl::GeneratedRtl& g, const KernelInterface& k) {
+  std::vector<rtl::GeneratedFile> files = g.files;
+  files.push_back({k.kernel + ".sv", kernel_top_sv(k)});
+  std::string listed;
+  for (const auto& f : kernel_library()) {
+    files.push_back({"lib/" + f.path, f.text});
+    listed += "lib/" + f.path + "\n";
+  }
+  for (auto& f : files)
+    if (f.path == "files.f") f.text += listed + k.kernel + ".sv\n";
+  return files;
+}
+
 }  // namespace mixtd::hls

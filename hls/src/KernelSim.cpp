@@ -1,54 +1,21 @@
 #include "mixtd/hls/KernelSim.h"
 
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 #include "mixtd/arch/Analytical.h"
 #include "mixtd/hls/KernelInterface.h"
-#include "mixtd/numerics/Golden.h"
 #include "mixtd/rtl/Generator.h"
+#include "mixtd/rtl/Verilate.h"
 #include "mixtd/support/Error.h"
-#include "mixtd/support/Rng.h"
 
 namespace mixtd::hls {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-int run(const std::string& cmd) {
-  const int rc = std::system(cmd.c_str());
-  return rc == -1 ? -1 : WEXITSTATUS(rc);
-}
-
-// `words` int8 words (lane 0 low) into / out of a Verilated port.
-std::string pack(const std::string& port, std::int64_t words, const std::string& src) {
-  if (words * 8 <= 64)
-    return "{ std::uint64_t v = 0; for (int l = 0; l < " + std::to_string(words) +
-           "; ++l) v |= std::uint64_t(std::uint8_t(" + src + "[l])) << (8 * l); m." + port + " = v; }";
-  return "for (int j = 0; j < " + std::to_string((words + 3) / 4) + "; ++j) { std::uint32_t v = 0; " +
-         "for (int l = 0; l < 4 && 4 * j + l < " + std::to_string(words) + "; ++l) v |= std::uint32_t(std::uint8_t(" +
-         src + "[4 * j + l])) << (8 * l); m." + port + "[j] = v; }";
-}
-
-std::string unpack(const std::string& port, std::int64_t words, const std::string& dst) {
-  if (words * 8 <= 64)
-    return "{ const std::uint64_t v = m." + port + "; for (int l = 0; l < " + std::to_string(words) + "; ++l) " + dst +
-           ".push_back(std::int8_t((v >> (8 * l)) & 0xff)); }";
-  return "for (int l = 0; l < " + std::to_string(words) + "; ++l) " + dst + ".push_back(std::int8_t((m." + port +
-         "[l / 4] >> (8 * (l % 4))) & 0xff));";
-}
 
 // The test bench: XRT's side of ap_ctrl_hs (AXI4-Lite reads and writes, one
 // at a time, as the host's register accesses are) and the data movers' side
@@ -93,7 +60,7 @@ std::string driver(const KernelInterface& k) {
     << "    const bool offer = k_in < in_beats && cyc >= offer_at;\n    m.s_axis_tvalid = offer;\n"
     << "    m.s_axis_tlast = offer && (k_in + 1) % in_beats_f == 0;\n"
     << "    if (offer) { const std::int8_t* src = &input[k_in * in_w]; "
-    << pack("s_axis_tdata", k.in.words_per_beat, "src") << " }\n"
+    << rtl::pack_port_code("s_axis_tdata", k.in.words_per_beat, "src") << " }\n"
     << "    m.m_axis_tready = cyc >= take_at;\n    m.eval();\n"
     << "    f.aw = m.s_axi_control_awvalid && m.s_axi_control_awready;\n"
     << "    f.w = m.s_axi_control_wvalid && m.s_axi_control_wready;\n"
@@ -105,7 +72,7 @@ std::string driver(const KernelInterface& k) {
     << "      const long fr = k_in / in_beats_f; if (first_in[fr] < 0) first_in[fr] = cyc;\n"
     << "      ++k_in; if (stall > 0 && uniform() < stall) offer_at = cyc + 2 + long(next() % 8);\n    }\n"
     << "    if (m.m_axis_tvalid && m.m_axis_tready) {\n"
-    << "      " << unpack("m_axis_tdata", k.out.words_per_beat, "words") << "\n"
+    << "      " << rtl::unpack_port_code("m_axis_tdata", k.out.words_per_beat, "words") << "\n"
     << "      if (bool(m.m_axis_tlast) != ((k_out + 1) % out_beats_f == 0)) ++bad_last;\n"
     << "      ++k_out; last_out[(k_out - 1) / out_beats_f] = cyc;\n"
     << "      if (stall > 0 && uniform() < stall) take_at = cyc + 2 + long(next() % 8);\n    }\n"
@@ -179,13 +146,6 @@ std::string driver(const KernelInterface& k) {
   return s.str();
 }
 
-fs::path cache_root(const KernelSimOptions& o) {
-  if (!o.cache.empty()) return o.cache;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return fs::path(x) / "mixtd" / "kernel-sim";
-  if (const char* h = std::getenv("HOME"); h && *h) return fs::path(h) / ".cache" / "mixtd" / "kernel-sim";
-  return fs::temp_directory_path() / "mixtd-kernel-sim";
-}
-
 }  // namespace
 
 bool KernelSimResult::all_ok() const {
@@ -199,44 +159,25 @@ KernelSimResult simulate_kernel(const arch::Design& d, const KernelSimOptions& o
   require(o.frames_a >= 1 && o.frames_b >= 1, "kernel simulation: runs need at least one frame");
   KernelSimResult r;
   r.frames = o.frames_a + o.frames_b + 3;
-  rtl::GeneratedRtl g = rtl::generate(d, o.seed, o.data.calibration);
+  const rtl::GeneratedRtl g = rtl::generate(d, o.seed, o.data.calibration);
   const KernelInterface k = kernel_interface(g);
-  g.files.push_back({k.kernel + ".sv", kernel_top_sv(k)});
-  for (const auto& f : kernel_library()) g.files.push_back({"lib/" + f.path, f.text});
-  for (auto& f : g.files)
-    if (f.path == "files.f") f.text += "lib/mixtd_kernel_ctrl.sv\n" + k.kernel + ".sv\n";
-  const std::string tb = driver(k);
-  std::uint64_t h = rtl::hash_files(g.files) ^ hash_string(tb);
-  char key[17];
-  std::snprintf(key, sizeof key, "%016llx", static_cast<unsigned long long>(h));
-  const fs::path root = cache_root(o), dir = root / key;
-  if (!fs::exists(dir / "obj" / "kernel_tb")) {
-    const fs::path tmp = root / (std::string(key) + ".tmp" + std::to_string(::getpid()));
-    fs::remove_all(tmp);
-    rtl::write(g, tmp);
-    std::ofstream(tmp / "tb.cpp") << tb;
-    const int rc = run("cd " + quote(tmp.string()) + " && verilator --cc --exe --build -j " +
-                       std::to_string(std::max(1, o.build_jobs)) + " -Wno-fatal -Wno-lint -Wno-style --top-module " +
-                       k.kernel + " -f files.f tb.cpp -o kernel_tb --Mdir obj > build.log 2>&1");
-    require(rc == 0, "kernel simulation: building the Verilated kernel failed; see " + (tmp / "build.log").string());
-    std::error_code ec;
-    fs::rename(tmp, dir, ec);
-    if (ec) fs::remove_all(tmp);
-    r.built = true;
-  }
-  const numerics::QNetwork q = sim::quantise(d, o.seed, o.data);
-  const numerics::Int8Tensor x = sim::input_frames(q, d.network.input_shape, r.frames, o.seed, o.data);
-  const std::vector<std::int8_t> input = sim::stream_order(x);
-  const std::vector<std::int8_t> want = sim::stream_order(numerics::golden::run_network(q, x));
+  const rtl::VerilatedModel model =
+      rtl::verilate(kernel_files(g, k), k.kernel, driver(k), "kernel_tb", rtl::cache_root(o.cache, "kernel-sim"),
+                    o.build_jobs, false, "kernel simulation");
+  r.built = model.built;
+  const fs::path& dir = model.dir;
+  const sim::GoldenFrames golden = sim::golden_frames(d, r.frames, o.seed, o.data);
+  const std::vector<std::int8_t>& input = golden.input;
+  const std::vector<std::int8_t>& want = golden.expected;
   const std::string tag = std::to_string(::getpid());
   const fs::path in_file = dir / ("input." + tag + ".bin"), out_file = dir / ("output." + tag + ".txt");
   std::ofstream(in_file, std::ios::binary)
       .write(reinterpret_cast<const char*>(input.data()), static_cast<std::streamsize>(input.size()));
   const std::int64_t limit = 40 * arch::analyse(d).latency_cycles(r.frames) + 200000;
-  const int rc = run("cd " + quote(dir.string()) + " && ./obj/kernel_tb " + quote(in_file.string()) + " " +
-                     quote(out_file.string()) + " " + std::to_string(o.frames_a) + " " + std::to_string(o.frames_b) +
-                     " " + std::to_string(o.stall_probability) + " " + std::to_string(o.seed) + " " +
-                     std::to_string(limit) + " 2> run.err");
+  const int rc = rtl::run_shell(
+      "cd " + rtl::shell_quote(dir.string()) + " && ./obj/kernel_tb " + rtl::shell_quote(in_file.string()) + " " +
+      rtl::shell_quote(out_file.string()) + " " + std::to_string(o.frames_a) + " " + std::to_string(o.frames_b) + " " +
+      std::to_string(o.stall_probability) + " " + std::to_string(o.seed) + " " + std::to_string(limit) + " 2> run.err");
   fs::remove(in_file);
   require(rc == 0, "kernel simulation: the test bench failed (exit " + std::to_string(rc) + ")");
   std::ifstream in(out_file);

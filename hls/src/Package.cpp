@@ -6,7 +6,6 @@
 
 #include "mixtd/hls/Floorplan.h"
 #include "mixtd/hls/KernelInterface.h"
-#include "mixtd/numerics/Golden.h"
 #include "mixtd/support/AtomicFile.h"
 #include "mixtd/support/Error.h"
 
@@ -248,22 +247,28 @@ const Platform& find_platform(const std::string& name) {
   throw Error("--platform '" + name + "': legal " + legal);
 }
 
-std::vector<rtl::GeneratedFile> make_package(const arch::Design& d, const PackageOptions& o) {
+namespace {
+
+// The kernel clock; throws for a platform, clock or frame count out of range.
+double kernel_mhz(const arch::Design& d, const PackageOptions& o) {
   const Platform& p = find_platform(o.platform);
   const double mhz = o.kernel_mhz > 0 ? o.kernel_mhz : d.clock_mhz;
   require(mhz >= 10 && mhz <= p.max_mhz, "--kernel-mhz " + fmt_mhz(mhz) + ": platform " + p.name +
                                              " runs kernels at 10.." + fmt_mhz(p.max_mhz) + " MHz");
   require(o.frames >= 1 && o.frames <= 100000, "--frames " + std::to_string(o.frames) + ": legal 1..100000");
+  return mhz;
+}
+
+// The files, from the BFP8 network `q` (its input and output exponents).
+std::vector<rtl::GeneratedFile> package_files(const arch::Design& d, const PackageOptions& o,
+                                              const numerics::QNetwork& q) {
+  const Platform& p = find_platform(o.platform);
+  const double mhz = kernel_mhz(d, o);
   const rtl::GeneratedRtl g = rtl::generate(d, o.seed, o.data.calibration);
   const KernelInterface k = kernel_interface(g);
-  const numerics::QNetwork q = sim::quantise(d, o.seed, o.data);
   const Floorplan fp = plan_slrs(d);  // throws if no cut fits the SLRs
   std::vector<rtl::GeneratedFile> files;
-  for (const auto& f : g.files)
-    files.push_back(
-        {"rtl/" + f.path, f.path == "files.f" ? f.text + "lib/mixtd_kernel_ctrl.sv\n" + k.kernel + ".sv\n" : f.text});
-  files.push_back({"rtl/" + k.kernel + ".sv", kernel_top_sv(k)});
-  for (const auto& f : kernel_library()) files.push_back({"rtl/lib/" + f.path, f.text});
+  for (const auto& f : kernel_files(g, k)) files.push_back({"rtl/" + f.path, f.text});
   files.push_back({"include/kernel_config.h", kernel_config_h(k, d, q, mhz)});
   files.push_back({"kernel.xml", kernel_xml(k)});
   files.push_back({"package_kernel.tcl", package_kernel_tcl(k, p)});
@@ -276,20 +281,31 @@ std::vector<rtl::GeneratedFile> make_package(const arch::Design& d, const Packag
   return files;
 }
 
-PackageData package_data(const arch::Design& d, const PackageOptions& o) {
+PackageData package_data(sim::GoldenFrames g, const PackageOptions& o) {
   PackageData r;
-  const numerics::QNetwork q = sim::quantise(d, o.seed, o.data);
-  const numerics::Int8Tensor x = sim::input_frames(q, d.network.input_shape, o.frames, o.seed, o.data);
-  r.frames = sim::stream_order(x);
-  r.expected = sim::stream_order(numerics::golden::run_network(q, x));
+  r.frames = std::move(g.input);
+  r.expected = std::move(g.expected);
   if (static_cast<std::int64_t>(o.data.labels.size()) >= o.frames)
     r.labels.assign(o.data.labels.begin(), o.data.labels.begin() + o.frames);
   return r;
 }
 
+}  // namespace
+
+std::vector<rtl::GeneratedFile> make_package(const arch::Design& d, const PackageOptions& o) {
+  return package_files(d, o, sim::quantise(d, o.seed, o.data));
+}
+
+PackageData package_data(const arch::Design& d, const PackageOptions& o) {
+  return package_data(sim::golden_frames(d, o.frames, o.seed, o.data), o);
+}
+
 void write_package(const arch::Design& d, const PackageOptions& o, const fs::path& dir) {
-  const std::vector<rtl::GeneratedFile> files = make_package(d, o);
-  const PackageData data = package_data(d, o);
+  kernel_mhz(d, o);  // the options' errors before any work
+  // One calibration for the exponents in kernel_config.h and the frames.
+  sim::GoldenFrames golden = sim::golden_frames(d, o.frames, o.seed, o.data);
+  const std::vector<rtl::GeneratedFile> files = package_files(d, o, golden.q);
+  const PackageData data = package_data(std::move(golden), o);
   require(!fs::exists(dir) || fs::is_directory(dir), dir.string() + ": exists and is not a folder");
   const fs::path parent = fs::absolute(dir).parent_path();
   std::error_code ec;

@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "mixtd/arch/Analytical.h"
-#include "mixtd/numerics/Golden.h"
 #include "mixtd/rtl/Generator.h"
+#include "mixtd/rtl/Verilate.h"
 #include "mixtd/sim/Functional.h"
 #include "mixtd/sim/Simulate.h"
 #include "mixtd/support/Error.h"
@@ -22,42 +22,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
 std::string hex64(std::uint64_t v) {
   std::ostringstream os;
   os << std::hex << v;
   return os.str();
-}
-
-fs::path cache_root(const CosimOptions& o) {
-  if (!o.cache.empty()) return o.cache;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return fs::path(x) / "mixtd" / "cosim";
-  if (const char* h = std::getenv("HOME"); h && *h) return fs::path(h) / ".cache" / "mixtd" / "cosim";
-  return fs::temp_directory_path() / "mixtd-cosim";
-}
-
-// Statements that put `words` words (lane 0 low) into / out of a Verilated
-// port of words·8 bits: a plain integer up to 64 bits, a VlWide beyond.
-std::string pack_code(const std::string& port, std::int64_t words, const std::string& src) {
-  if (words * 8 <= 64)
-    return "      { std::uint64_t v = 0; for (int l = 0; l < " + std::to_string(words) +
-           "; ++l) v |= std::uint64_t(std::uint8_t(" + src + "[l])) << (8 * l); m." + port + " = v; }\n";
-  return "      for (int j = 0; j < " + std::to_string((words + 3) / 4) +
-         "; ++j) { std::uint32_t v = 0; for (int l = 0; l < 4 && 4 * j + l < " + std::to_string(words) +
-         "; ++l) v |= std::uint32_t(std::uint8_t(" + src + "[4 * j + l])) << (8 * l); m." + port + "[j] = v; }\n";
-}
-
-std::string unpack_code(const std::string& port, std::int64_t words, const std::string& dst) {
-  if (words * 8 <= 64)
-    return "      { const std::uint64_t v = m." + port + "; for (int l = 0; l < " + std::to_string(words) + "; ++l) " +
-           dst + ".push_back(std::int8_t((v >> (8 * l)) & 0xff)); }\n";
-  return "      for (int l = 0; l < " + std::to_string(words) + "; ++l) " + dst + ".push_back(std::int8_t((m." + port +
-         "[l / 4] >> (8 * (l % 4))) & 0xff));\n";
 }
 
 // Per stream probe: when its FIFO takes a beat, the beat's words and cycle.
@@ -123,7 +91,8 @@ std::string driver_source(const GeneratedRtl& g) {
     << "  for (; k_out < out_beats && cyc < limit; ++cyc) {\n"
     << "    m.clk = 0;\n    const bool offer = k_in < in_beats && cyc >= offer_at;\n    m.in_valid = offer;\n"
     << "    if (offer) {\n      const std::int8_t* src = &input[k_in * in_w];\n"
-    << pack_code("in_data", g.in_width, "src") << "    }\n    m.out_ready = cyc >= take_at;\n    m.eval();\n"
+    << "      " << pack_port_code("in_data", g.in_width, "src")
+    << "\n    }\n    m.out_ready = cyc >= take_at;\n    m.eval();\n"
     << "#if VM_TRACE\n    if (tf && cyc >= vcd_from && cyc <= vcd_to) tf->dump(std::uint64_t(2 * cyc));\n#endif\n"
     << "    if (probes) {\n"
     << probe_code(g) << "    }\n"
@@ -131,7 +100,7 @@ std::string driver_source(const GeneratedRtl& g) {
     << "      if (first_in[f] < 0) first_in[f] = cyc;\n      ++k_in;\n"
     << "      if (stall > 0 && uniform() < stall) offer_at = cyc + 2 + long(next() % 8);\n    }\n"
     << "    if (m.out_valid && m.out_ready) {\n"
-    << unpack_code("out_data", g.out_width, "out")
+    << "      " << unpack_port_code("out_data", g.out_width, "out") << "\n"
     << "      beat_cycle.push_back(cyc);\n      ++k_out;\n      last_out[(k_out * out_w - 1) / out_words] = cyc;\n"
     << "      if (stall > 0 && uniform() < stall) take_at = cyc + 2 + long(next() % 8);\n    }\n"
     << "    m.clk = 1;\n    m.eval();\n"
@@ -183,55 +152,13 @@ DriverOutput read_output(const fs::path& p) {
   return r;
 }
 
-int run(const std::string& cmd) {
-  const int rc = std::system(cmd.c_str());
-  return rc == -1 ? -1 : WEXITSTATUS(rc);
-}
-
-std::string tail(const fs::path& p, std::size_t lines) {
-  std::ifstream in(p);
-  std::vector<std::string> all;
-  std::string l;
-  while (std::getline(in, l)) all.push_back(l);
-  std::string out;
-  for (std::size_t i = all.size() > lines ? all.size() - lines : 0; i < all.size(); ++i) out += "  " + all[i] + "\n";
-  return out;
-}
-
-// Builds (or finds) the Verilated model of `g`; returns its directory.
+// Builds (or finds) the Verilated model of `g` and the cosim driver.
 fs::path build(const GeneratedRtl& g, const CosimOptions& o, bool trace, bool& built, double& seconds) {
-  const fs::path root = cache_root(o);
-  // The cache key covers the generated RTL and the driver (so a newer
-  // mixtd with another driver does not reuse an old model).
-  const std::string driver = driver_source(g);
-  const std::string key = hex64(hash_string(std::to_string(g.hash) + driver));
-  const fs::path dir = root / (key + (trace ? "-trace" : ""));
-  built = false;
-  if (fs::exists(dir / "obj" / "cosim_model")) return dir;
-  require_tool("verilator", "verilator");
-  const auto t0 = std::chrono::steady_clock::now();
-  // Build in a private directory and rename it into place: an interrupted
-  // or concurrent build never leaves a half-built model under the hash.
-  const fs::path tmp = root / (key + ".tmp" + std::to_string(::getpid()));
-  fs::remove_all(tmp);
-  write(g, tmp);
-  std::ofstream(tmp / "driver.cpp") << driver;
-  const std::string cmd = "cd " + quote(tmp.string()) + " && verilator --cc --exe --build -j " +
-                          std::to_string(std::max(1, o.build_jobs)) + " -Wno-fatal -Wno-lint -Wno-style" +
-                          (trace ? " --trace" : "") + " --top-module " + g.top +
-                          " -f files.f driver.cpp -o cosim_model --Mdir obj > build.log 2>&1";
-  const int rc = run(cmd);
-  if (rc != 0) {
-    const std::string log = tail(tmp / "build.log", 25);
-    throw Error("cosim: building the Verilated model failed (exit " + std::to_string(rc) + "); " +
-                (tmp / "build.log").string() + " ends:\n" + log);
-  }
-  std::error_code ec;
-  fs::rename(tmp, dir, ec);
-  if (ec) fs::remove_all(tmp);  // another process built it meanwhile
-  built = true;
-  seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return dir;
+  const VerilatedModel m = verilate(g.files, g.top, driver_source(g), "cosim_model", cache_root(o.cache, "cosim"),
+                                    o.build_jobs, trace, "cosim");
+  built = m.built;
+  if (m.built) seconds = m.seconds;
+  return m.dir;
 }
 
 // The faults --inject-fault knows; the hash changes with the files, so the
@@ -334,7 +261,7 @@ void compare_streams(const GeneratedRtl& g, const std::vector<RtlStream>& rtl, c
 }  // namespace
 
 void require_tool(const std::string& program, const std::string& package) {
-  const int rc = run("command -v " + quote(program) + " > /dev/null 2>&1");
+  const int rc = run_shell("command -v " + shell_quote(program) + " > /dev/null 2>&1");
   require(rc == 0, "cosim: '" + program + "' is not on PATH; install the Debian package '" + package +
                        "' (scripts/setup installs it)");
 }
@@ -352,11 +279,10 @@ CosimResult cosimulate(const arch::Design& d, const CosimOptions& o) {
   r.build_dir = dir.string();
 
   // The frames and the golden outputs of `mixtd simulate --functional`.
-  const numerics::QNetwork q = sim::quantise(d, o.seed, o.data);
-  const numerics::Int8Tensor x = sim::input_frames(q, d.network.input_shape, o.frames, o.seed, o.data);
-  const std::vector<std::int8_t> input = sim::stream_order(x);
-  const numerics::Int8Tensor y = numerics::golden::run_network(q, x);
-  const std::vector<std::int8_t> want = sim::stream_order(y);
+  const sim::GoldenFrames golden = sim::golden_frames(d, o.frames, o.seed, o.data);
+  const std::vector<std::int8_t>& input = golden.input;
+  const numerics::Int8Tensor& y = golden.y;
+  const std::vector<std::int8_t>& want = golden.expected;
   require(static_cast<std::int64_t>(input.size()) == o.frames * g.in_words &&
               static_cast<std::int64_t>(want.size()) == o.frames * g.out_words,
           "cosim: the network's input/output sizes differ from the generated top's");
@@ -369,15 +295,15 @@ CosimResult cosimulate(const arch::Design& d, const CosimOptions& o) {
   // A deadlocked model stops at 20x the analytical latency of the frames.
   const std::int64_t limit = 20 * arch::analyse(d).latency_cycles(o.frames) + 100000;
   const auto t0 = std::chrono::steady_clock::now();
-  const std::string args = quote(in_file.string()) + " " + quote(out_file.string()) + " " +
-                           (o.compare_systemc ? quote(streams_file.string()) : std::string("-")) + " " +
+  const std::string args = shell_quote(in_file.string()) + " " + shell_quote(out_file.string()) + " " +
+                           (o.compare_systemc ? shell_quote(streams_file.string()) : std::string("-")) + " " +
                            std::to_string(o.frames) + " " + std::to_string(o.stall_probability) + " " +
                            std::to_string(o.seed) + " " + std::to_string(limit);
-  const int rc = run("cd " + quote(dir.string()) + " && ./obj/cosim_model " + args + " 2> run.err");
+  const int rc = run_shell("cd " + shell_quote(dir.string()) + " && ./obj/cosim_model " + args + " 2> run.err");
   r.run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   fs::remove(in_file);
   require(rc == 0 || rc == 3,
-          "cosim: the Verilated model failed (exit " + std::to_string(rc) + "): " + tail(dir / "run.err", 10));
+          "cosim: the Verilated model failed (exit " + std::to_string(rc) + "): " + tail_lines(dir / "run.err", 10));
   const DriverOutput out = read_output(out_file);
   fs::remove(out_file);
 
@@ -416,10 +342,11 @@ CosimResult cosimulate(const arch::Design& d, const CosimOptions& o) {
             .write(reinterpret_cast<const char*>(input.data()), static_cast<std::streamsize>(input.size()));
         const std::int64_t at = out.beat_cycle[static_cast<std::size_t>(beat)];
         const fs::path vcd = fs::absolute(o.vcd);
-        run("cd " + quote(tdir.string()) + " && ./obj/cosim_model input.bin trace.txt - " + std::to_string(o.frames) +
-            " " + std::to_string(o.stall_probability) + " " + std::to_string(o.seed) + " " + std::to_string(at + 200) +
-            " " + quote(vcd.string()) + " " + std::to_string(std::max<std::int64_t>(0, at - 2000)) + " " +
-            std::to_string(at + 100) + " 2> /dev/null");
+        run_shell("cd " + shell_quote(tdir.string()) + " && ./obj/cosim_model input.bin trace.txt - " +
+                  std::to_string(o.frames) + " " + std::to_string(o.stall_probability) + " " + std::to_string(o.seed) +
+                  " " + std::to_string(at + 200) + " " + shell_quote(vcd.string()) + " " +
+                  std::to_string(std::max<std::int64_t>(0, at - 2000)) + " " + std::to_string(at + 100) +
+                  " 2> /dev/null");
         r.vcd = vcd.string();
       }
     }

@@ -116,4 +116,14 @@ std::vector<std::int64_t> top1(const numerics::Int8Tensor& y) {
   return top1(stream_order(y), y.c);
 }
 
+GoldenFrames golden_frames(const arch::Design& d, std::int64_t frames, std::uint64_t seed, const FunctionalData& data) {
+  GoldenFrames g;
+  g.q = quantise(d, seed, data);
+  g.x = input_frames(g.q, d.network.input_shape, frames, seed, data);
+  g.y = numerics::golden::run_network(g.q, g.x);
+  g.input = stream_order(g.x);
+  g.expected = stream_order(g.y);
+  return g;
+}
+
 }  // namespace mixtd::sim

@@ -55,4 +55,8 @@ std::string kernel_top_sv(const KernelInterface& k);
 // The static SV the kernel top needs (hls/rtl/*.sv, embedded at build time).
 const std::vector<rtl::GeneratedFile>& kernel_library();
 
+// The kernel's RTL: g's files, the kernel top (<kernel>.sv) and
+// kernel_library() under lib/, with files.f listing them all.
+std::vector<rtl::GeneratedFile> kernel_files(const rtl::GeneratedRtl& g, const KernelInterface& k);
+
 }  // namespace mixtd::hls

@@ -48,4 +48,16 @@ std::vector<std::int64_t> top1(const std::vector<std::int8_t>& stream_words, std
 // A tensor's frames in stream order (frame, row, col, channel).
 std::vector<std::int8_t> stream_order(const numerics::Int8Tensor& x);
 
+// What a data-carrying run of `d` streams in and must stream out: the BFP8
+// network (quantise), the input frames (input_frames) and the golden
+// executor's outputs, the tensors and their words in stream order. The
+// RTL co-simulation, the kernel test bench and the U250 package use these.
+struct GoldenFrames {
+  numerics::QNetwork q;
+  numerics::Int8Tensor x, y;
+  std::vector<std::int8_t> input, expected;
+};
+GoldenFrames golden_frames(const arch::Design& d, std::int64_t frames, std::uint64_t seed,
+                           const FunctionalData& data = {});
+
 }  // namespace mixtd::sim
