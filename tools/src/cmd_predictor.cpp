@@ -10,8 +10,8 @@
 #include <numeric>
 
 #include "Commands.h"
-#include "ScatterSvg.h"
 #include "Table.h"
+#include "mixtd/report/ScatterSvg.h"
 #include "mixtd/search/Dataset.h"
 #include "mixtd/search/Metrics.h"
 #include "mixtd/search/Predictor.h"
@@ -158,11 +158,11 @@ Run add_eval_command(CLI::App& predictor) {
 
     if (!a->plot.empty()) {
       const std::string svg =
-          scatter_svg("Batch-1 FPS of " + std::to_string(s.rows()) + " held-out designs (" + a->csv + ")",
-                      "simulated FPS (SystemC)", "predicted FPS",
-                      {{"MACs only", "#9e9e9e", s.simulated, macs_only},
-                       {"analytical", "#1f77b4", s.simulated, s.analytical},
-                       {"random forest", "#d62728", s.simulated, forest}});
+          report::scatter_svg("Batch-1 FPS of " + std::to_string(s.rows()) + " held-out designs (" + a->csv + ")",
+                              "simulated FPS (SystemC)", "predicted FPS",
+                              {{"MACs only", "#9e9e9e", s.simulated, macs_only},
+                               {"analytical", "#1f77b4", s.simulated, s.analytical},
+                               {"random forest", "#d62728", s.simulated, forest}});
       write_file_atomic(a->plot, svg);
     }
     std::vector<double> perm;

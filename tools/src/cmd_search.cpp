@@ -15,9 +15,7 @@
 
 #include "Commands.h"
 #include "DataOptions.h"
-#include "PlotSvg.h"
 #include "QueryCache.h"
-#include "ScatterSvg.h"
 #include "Table.h"
 #include "mixtd/arch/Design.h"
 #include "mixtd/net/Load.h"
@@ -25,6 +23,8 @@
 #include "mixtd/nn/Data.h"
 #include "mixtd/nn/Fidelity.h"
 #include "mixtd/nn/Model.h"
+#include "mixtd/report/PlotSvg.h"
+#include "mixtd/report/ScatterSvg.h"
 #include "mixtd/search/Search.h"
 #include "mixtd/sim/Simulate.h"
 #include "mixtd/support/AtomicFile.h"
@@ -102,8 +102,8 @@ ForestCheck forest_check(const std::filesystem::path& candidates_csv) {
 
 void write_plots(const std::filesystem::path& out, const search::SearchResult& r, double target) {
   // Convergence: best (verified) accuracy per generation and against wall time.
-  PlotSeries gen{"best verified", "#1f77b4", {}, {}, true}, mean{"population mean", "#aaaaaa", {}, {}, true};
-  PlotSeries wall{"best verified", "#1f77b4", {}, {}, true};
+  report::PlotSeries gen{"best verified", "#1f77b4", {}, {}, true}, mean{"population mean", "#aaaaaa", {}, {}, true};
+  report::PlotSeries wall{"best verified", "#1f77b4", {}, {}, true};
   for (const auto& h : r.history) {
     if (h.best_verified_accuracy < 0) continue;
     gen.x.push_back(static_cast<double>(h.generation));
@@ -113,17 +113,18 @@ void write_plots(const std::filesystem::path& out, const search::SearchResult& r
     wall.x.push_back(h.seconds / 60);
     wall.y.push_back(100 * h.best_verified_accuracy);
   }
-  write_file_atomic(out / "convergence.svg", plot_svg("Search convergence (top-1 on each generation's search batch)",
-                                                      "generation", "top-1 (%)", {gen, mean}));
+  write_file_atomic(out / "convergence.svg",
+                    report::plot_svg("Search convergence (top-1 on each generation's search batch)", "generation",
+                                     "top-1 (%)", {gen, mean}));
   write_file_atomic(out / "convergence-time.svg",
-                    plot_svg("Search convergence against wall time", "minutes", "top-1 (%)", {wall}));
+                    report::plot_svg("Search convergence against wall time", "minutes", "top-1 (%)", {wall}));
   // Every evaluated candidate: accuracy against the oracle's FPS, with the
   // front of the valid ones and the target.
   std::ifstream in(out / "candidates.csv");
   std::string line;
   std::getline(in, line);
-  PlotSeries valid{"valid", "#2ca02c", {}, {}}, rejected{"rejected (FPS, floor)", "#d62728", {}, {}};
-  PlotSeries pred{"verified designs", "#1f77b4", {}, {}};
+  report::PlotSeries valid{"valid", "#2ca02c", {}, {}}, rejected{"rejected (FPS, floor)", "#d62728", {}, {}};
+  report::PlotSeries pred{"verified designs", "#1f77b4", {}, {}};
   std::vector<std::pair<double, double>> pts;
   while (std::getline(in, line)) {
     const auto f = split_csv_line(line);
@@ -146,7 +147,7 @@ void write_plots(const std::filesystem::path& out, const search::SearchResult& r
   }
   std::sort(pts.begin(), pts.end(),
             [](auto a, auto b) { return a.first != b.first ? a.first > b.first : a.second > b.second; });
-  PlotSeries front{"front (valid)", "#000000", {}, {}, true};
+  report::PlotSeries front{"front (valid)", "#000000", {}, {}, true};
   double best = -1;
   for (const auto& [x, y] : pts)
     if (y > best) {
@@ -154,15 +155,15 @@ void write_plots(const std::filesystem::path& out, const search::SearchResult& r
       front.y.push_back(y);
       best = y;
     }
-  std::vector<PlotLine> lines;
+  std::vector<report::PlotLine> lines;
   if (target > 0) lines.push_back({"target FPS", "#ff7f0e", target, true});
   write_file_atomic(out / "accuracy-fps.svg",
-                    plot_svg("Every evaluated candidate: search-batch top-1 against FPS",
-                             "batch-1 FPS (throughput oracle)", "top-1 (%)", {rejected, valid, front}, lines));
+                    report::plot_svg("Every evaluated candidate: search-batch top-1 against FPS",
+                                     "batch-1 FPS (throughput oracle)", "top-1 (%)", {rejected, valid, front}, lines));
   if (pred.x.size() >= 2)
     write_file_atomic(out / "forest.svg",
-                      scatter_svg("Forest-predicted against SystemC batch-1 FPS", "SystemC FPS", "forest-predicted FPS",
-                                  {{"verified designs", "#1f77b4", pred.x, pred.y}}));
+                      report::scatter_svg("Forest-predicted against SystemC batch-1 FPS", "SystemC FPS",
+                                          "forest-predicted FPS", {{"verified designs", "#1f77b4", pred.x, pred.y}}));
 }
 
 // This session's progress (a resumed search's counters carry on from the

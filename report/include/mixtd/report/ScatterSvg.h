@@ -6,14 +6,14 @@
 #include <string>
 #include <vector>
 
-namespace mixtd::cli {
+namespace mixtd::report {
 
-struct Series {
+struct ScatterSeries {
   std::string name, colour;
   std::vector<double> x, y;  // x simulated, y predicted; all > 0
 };
 
 std::string scatter_svg(const std::string& title, const std::string& x_label, const std::string& y_label,
-                        const std::vector<Series>& series);
+                        const std::vector<ScatterSeries>& series);
 
-}  // namespace mixtd::cli
+}  // namespace mixtd::report

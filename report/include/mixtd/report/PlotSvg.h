@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace mixtd::cli {
+namespace mixtd::report {
 
 struct PlotSeries {
   std::string name, colour;
@@ -25,4 +25,4 @@ struct PlotLine {
 std::string plot_svg(const std::string& title, const std::string& x_label, const std::string& y_label,
                      const std::vector<PlotSeries>& series, const std::vector<PlotLine>& lines = {});
 
-}  // namespace mixtd::cli
+}  // namespace mixtd::report

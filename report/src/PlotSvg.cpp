@@ -1,43 +1,18 @@
-#include "PlotSvg.h"
+#include "mixtd/report/PlotSvg.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 
-#include "SvgText.h"
+#include "Axis.h"
+#include "mixtd/report/SvgText.h"
 
-namespace mixtd::cli {
+namespace mixtd::report {
 
-namespace {
-
+using axis::nice_step;
+using axis::tick_label;
 using svg::escape;
 using svg::num;
-
-std::string tick_label(double v, double step) {
-  char b[32];
-  const double a = std::fabs(v);
-  if (a >= 1e6)
-    std::snprintf(b, sizeof b, "%gM", v / 1e6);
-  else if (a >= 1e4)
-    std::snprintf(b, sizeof b, "%gk", v / 1e3);
-  else if (step >= 1)
-    std::snprintf(b, sizeof b, "%.0f", v);
-  else
-    std::snprintf(b, sizeof b, "%.*f", std::max(0, static_cast<int>(std::ceil(-std::log10(step)))), v);
-  return b;
-}
-
-// A "nice" tick step (1, 2 or 5 × 10^k) giving about 6 ticks over span.
-double nice_step(double span) {
-  const double raw = span / 6;
-  const double p = std::pow(10.0, std::floor(std::log10(raw)));
-  for (double m : {1.0, 2.0, 5.0, 10.0})
-    if (m * p >= raw) return m * p;
-  return 10 * p;
-}
-
-}  // namespace
 
 std::string plot_svg(const std::string& title, const std::string& x_label, const std::string& y_label,
                      const std::vector<PlotSeries>& series, const std::vector<PlotLine>& lines) {
@@ -90,14 +65,15 @@ std::string plot_svg(const std::string& title, const std::string& x_label, const
   int legend = 0;
   auto add_legend = [&](const std::string& name, const std::string& colour) {
     const double y = T + 10 + 18 * legend++;
-    s += "<rect x=\"" + num(W - R + 12) + "\" y=\"" + num(y - 8) + "\" width=\"10\" height=\"10\" fill=\"" + colour +
-         "\"/>\n<text x=\"" + num(W - R + 28) + "\" y=\"" + num(y + 1) + "\">" + escape(name) + "</text>\n";
+    s += "<rect x=\"" + num(W - R + 12) + "\" y=\"" + num(y - 8) + "\" width=\"10\" height=\"10\" fill=\"" +
+         svg::attr(colour) + "\"/>\n<text x=\"" + num(W - R + 28) + "\" y=\"" + num(y + 1) + "\">" + escape(name) +
+         "</text>\n";
   };
   for (const auto& l : lines) {
     const bool v = l.vertical;
     const double a = v ? px(l.value) : py(l.value);
     s += "<line x1=\"" + num(v ? a : L) + "\" y1=\"" + num(v ? T : a) + "\" x2=\"" + num(v ? a : W - R) + "\" y2=\"" +
-         num(v ? H - B : a) + "\" stroke=\"" + l.colour + "\" stroke-dasharray=\"6,4\"/>\n";
+         num(v ? H - B : a) + "\" stroke=\"" + svg::attr(l.colour) + "\" stroke-dasharray=\"6,4\"/>\n";
     add_legend(l.name, l.colour);
   }
   for (const auto& se : series) {
@@ -105,16 +81,17 @@ std::string plot_svg(const std::string& title, const std::string& x_label, const
       std::string pts;
       for (std::size_t i = 0; i < se.x.size() && i < se.y.size(); ++i)
         if (std::isfinite(se.x[i]) && std::isfinite(se.y[i])) pts += num(px(se.x[i])) + "," + num(py(se.y[i])) + " ";
-      s += "<polyline fill=\"none\" stroke=\"" + se.colour + "\" stroke-width=\"2\" points=\"" + pts + "\"/>\n";
+      s += "<polyline fill=\"none\" stroke=\"" + svg::attr(se.colour) + "\" stroke-width=\"2\" points=\"" + pts +
+           "\"/>\n";
     } else {
       for (std::size_t i = 0; i < se.x.size() && i < se.y.size(); ++i)
         if (std::isfinite(se.x[i]) && std::isfinite(se.y[i]))
           s += "<circle cx=\"" + num(px(se.x[i])) + "\" cy=\"" + num(py(se.y[i])) + "\" r=\"" + num(se.radius) +
-               "\" fill=\"" + se.colour + "\" fill-opacity=\"0.6\"/>\n";
+               "\" fill=\"" + svg::attr(se.colour) + "\" fill-opacity=\"0.6\"/>\n";
     }
     add_legend(se.name, se.colour);
   }
   return s + "</svg>\n";
 }
 
-}  // namespace mixtd::cli
+}  // namespace mixtd::report

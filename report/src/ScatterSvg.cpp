@@ -1,14 +1,13 @@
-#include "ScatterSvg.h"
+#include "mixtd/report/ScatterSvg.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <vector>
 
-#include "SvgText.h"
+#include "mixtd/report/SvgText.h"
 
-namespace mixtd::cli {
+namespace mixtd::report {
 
 namespace {
 
@@ -16,20 +15,15 @@ using svg::escape;
 using svg::num;
 
 std::string label(double v) {
-  char b[32];
-  if (v >= 1e6)
-    std::snprintf(b, sizeof b, "%gM", v / 1e6);
-  else if (v >= 1e3)
-    std::snprintf(b, sizeof b, "%gk", v / 1e3);
-  else
-    std::snprintf(b, sizeof b, "%g", v);
-  return b;
+  if (v >= 1e6) return svg::general(v / 1e6) + "M";
+  if (v >= 1e3) return svg::general(v / 1e3) + "k";
+  return svg::general(v);
 }
 
 }  // namespace
 
 std::string scatter_svg(const std::string& title, const std::string& x_label, const std::string& y_label,
-                        const std::vector<Series>& series) {
+                        const std::vector<ScatterSeries>& series) {
   double lo = std::numeric_limits<double>::max(), hi = 0;
   for (const auto& s : series)
     for (std::size_t i = 0; i < s.x.size(); ++i)
@@ -76,9 +70,9 @@ std::string scatter_svg(const std::string& title, const std::string& x_label, co
   for (const auto& se : series) {
     for (std::size_t i = 0; i < se.x.size(); ++i)
       if (se.x[i] > 0 && se.y[i] > 0)
-        s += "<circle cx=\"" + num(px(se.x[i])) + "\" cy=\"" + num(py(se.y[i])) + "\" r=\"2.5\" fill=\"" + se.colour +
-             "\" fill-opacity=\"0.6\"/>\n";
-    s += "<circle cx=\"" + num(L + 15) + "\" cy=\"" + num(ly - 4) + "\" r=\"4\" fill=\"" + se.colour +
+        s += "<circle cx=\"" + num(px(se.x[i])) + "\" cy=\"" + num(py(se.y[i])) + "\" r=\"2.5\" fill=\"" +
+             svg::attr(se.colour) + "\" fill-opacity=\"0.6\"/>\n";
+    s += "<circle cx=\"" + num(L + 15) + "\" cy=\"" + num(ly - 4) + "\" r=\"4\" fill=\"" + svg::attr(se.colour) +
          "\"/>\n<text x=\"" + num(L + 25) + "\" y=\"" + num(ly) + "\">" + escape(se.name) + "</text>\n";
     ly += 16;
   }
@@ -87,4 +81,4 @@ std::string scatter_svg(const std::string& title, const std::string& x_label, co
   return s;
 }
 
-}  // namespace mixtd::cli
+}  // namespace mixtd::report
