@@ -208,6 +208,31 @@ inline std::vector<std::int8_t> read_int8_frames(const std::string& path, std::i
   return std::vector<std::int8_t>(b.begin(), b.end());
 }
 
+// weights.bin: the kernel's weight stream (mixtd's rtl/WeightStream.h):
+// segments of 64-bit little-endian beats, each a header {[63:48] 0x4D57,
+// [47:32] memory ID, [31:0] beats} and its beats. Checks the size and the
+// framing against what the package was generated with; returns the bytes.
+inline std::vector<char> read_weight_stream(const std::string& path, std::int64_t bytes, std::int64_t segments) {
+  std::vector<char> b = read_file(path);
+  if (static_cast<std::int64_t>(b.size()) != bytes)
+    throw Error(path + ": " + std::to_string(b.size()) + " bytes, this package's kernel takes a weight stream of " +
+                std::to_string(bytes) + " (was it written for another design?)");
+  std::int64_t seen = 0;
+  for (std::size_t beat = 0; beat < b.size() / 8;) {
+    const std::uint64_t h = load_le(b.data() + 8 * beat, 8);
+    if (h >> 48 != 0x4D57)
+      throw Error(path + ": beat " + std::to_string(beat) + " should be a segment header (0x4D57 in bits 63:48)");
+    beat += 1 + static_cast<std::size_t>(h & 0xFFFFFFFFu);
+    if (beat > b.size() / 8)
+      throw Error(path + ": segment " + std::to_string(seen + 1) + " runs past the end of the file");
+    ++seen;
+  }
+  if (seen != segments)
+    throw Error(path + ": " + std::to_string(seen) + " segments, this package's kernel has " +
+                std::to_string(segments) + " memories");
+  return b;
+}
+
 // labels.bin: `frames` int64 class indices, each in [0, classes).
 inline std::vector<std::int64_t> read_labels(const std::string& path, std::int64_t frames, std::int64_t classes) {
   const std::vector<char> b = read_file(path);

@@ -39,7 +39,7 @@ static_assert(MIXTD_IN_TDATA_BITS == 8 * MIXTD_IN_WORDS_PER_BEAT &&
 
 std::string usage() {
   std::ostringstream s;
-  s << "Usage: host --xclbin FILE [--device N] [--frames FILE | --npy FILE] [--expected FILE]\n"
+  s << "Usage: host --xclbin FILE [--device N] [--weights FILE] [--frames FILE | --npy FILE] [--expected FILE]\n"
     << "            [--labels FILE] [--batch N] [--repeat R] [--timeout S]\n\n"
     << "Runs the mixtd accelerator linked into FILE on an Alveo card through XRT: writes the input\n"
     << "frames to the card, runs " << MIXTD_MM2S_NAME << " -> " << MIXTD_KERNEL_NAME << " -> " << MIXTD_S2MM_NAME
@@ -51,6 +51,7 @@ std::string usage() {
     << "  --frames FILE    int8 input frames in stream order (default data/frames.bin)\n"
     << "  --npy FILE       float32 NCHW images instead, quantised to BFP8 at 2^" << MIXTD_INPUT_EXP << "\n"
     << "  --expected FILE  int8 outputs to compare word for word (mixtd package: data/expected.bin)\n"
+    << "  --weights FILE   the weight stream, loaded once before the frames (default data/weights.bin)\n"
     << "  --labels FILE    int64 class labels, one per input frame: report top-1 (data/labels.bin)\n"
     << "  --batch N        frames in the throughput run (default: all; the input repeats if N is larger)\n"
     << "  --repeat R       one-frame runs whose median is the batch-1 latency (default 10)\n"
@@ -68,7 +69,7 @@ std::string usage() {
 }
 
 struct Options {
-  std::string xclbin, frames, npy, expected, labels;
+  std::string xclbin, frames, npy, expected, labels, weights = "data/weights.bin";
   unsigned device = 0;
   std::int64_t batch = 0;  // 0: every input frame once
   std::int64_t repeat = 10;
@@ -89,8 +90,8 @@ std::int64_t parse_int(const std::string& opt, const std::string& v, std::int64_
   return x;
 }
 
-const std::string kValued[] = {"--xclbin", "--device", "--frames", "--npy",    "--expected",
-                               "--labels", "--batch",  "--repeat", "--timeout"};
+const std::string kValued[] = {"--xclbin", "--device", "--frames",  "--npy",    "--expected",
+                               "--labels", "--batch",  "--weights", "--repeat", "--timeout"};
 
 Options parse(int argc, char** argv) {
   Options o;
@@ -122,6 +123,8 @@ Options parse(int argc, char** argv) {
       o.npy = v;
     else if (a == "--expected")
       o.expected = v;
+    else if (a == "--weights")
+      o.weights = v;
     else if (a == "--labels")
       o.labels = v;
     else if (a == "--batch")
@@ -178,7 +181,8 @@ struct DataPath {
 
   DataPath(const xrt::device& dev, const xrt::uuid& id)
       : mm2s_k(dev, id, MIXTD_MM2S_NAME),
-        core_k(dev, id, MIXTD_KERNEL_NAME),
+        // Exclusive: the host reads the kernel's WEIGHT_STATUS register.
+        core_k(dev, id, MIXTD_KERNEL_NAME, xrt::kernel::cu_access_mode::exclusive),
         s2mm_k(dev, id, MIXTD_S2MM_NAME),
         mm2s(mm2s_k),
         core(core_k),
@@ -219,6 +223,28 @@ struct DataPath {
   }
 };
 
+// The weights, once after the xclbin is loaded (UltraRAM has no contents
+// in a bitstream): the weight mover streams weights.bin into the kernel's
+// s_axis_weights, then the kernel's WEIGHT_STATUS must count every segment
+// and refuse none.
+void preload_weights(const xrt::device& dev, const xrt::uuid& id, const DataPath& path, const std::vector<char>& w,
+                     const Options& o) {
+  xrt::kernel k(dev, id, MIXTD_MM2S_WEIGHTS_NAME);
+  xrt::bo bo(dev, (w.size() + 63) / 64 * 64, xrt::bo::flags::normal, k.group_id(0));
+  bo.write(w.data(), w.size(), 0);
+  bo.sync(XCL_BO_SYNC_BO_TO_DEVICE);
+  xrt::run r = k(bo, static_cast<unsigned>(w.size()));
+  if (r.wait(std::chrono::milliseconds(1000 * o.timeout_s)) != ERT_CMD_STATE_COMPLETED)
+    throw Error("the weight preload (" + o.weights + ") did not complete within " + std::to_string(o.timeout_s) + " s");
+  std::uint32_t st = 0;
+  for (int i = 0; i < 100 && (st & 0xFFFFu) != MIXTD_WEIGHT_SEGMENTS; ++i)
+    st = path.core_k.read_register(MIXTD_REG_WEIGHT_STATUS);
+  if ((st & 0xFFFFu) != MIXTD_WEIGHT_SEGMENTS || (st >> 16) != 0)
+    throw Error("the kernel took " + std::to_string(st & 0xFFFFu) + " of " + std::to_string(MIXTD_WEIGHT_SEGMENTS) +
+                " weight segments and refused " + std::to_string(st >> 16) + " (" + o.weights + ")");
+  std::cout << "host: weights loaded (" << w.size() << " bytes, " << MIXTD_WEIGHT_SEGMENTS << " memories)\n";
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
@@ -233,7 +259,7 @@ int run(const Options& o) {
   } catch (const std::exception& e) {
     throw Error("xclbin '" + o.xclbin + "': " + e.what());
   }
-  for (const char* name : {MIXTD_MM2S_NAME, MIXTD_KERNEL_NAME, MIXTD_S2MM_NAME}) {
+  for (const char* name : {MIXTD_MM2S_NAME, MIXTD_MM2S_WEIGHTS_NAME, MIXTD_KERNEL_NAME, MIXTD_S2MM_NAME}) {
     std::string have;
     bool found = false;
     for (const auto& k : xclbin.get_kernels()) {
@@ -244,6 +270,7 @@ int run(const Options& o) {
       throw Error("xclbin '" + o.xclbin + "' has no kernel '" + name + "' (it has: " + (have.empty() ? "none" : have) +
                   "); was it linked from this package?");
   }
+  const std::vector<char> weights = read_weight_stream(o.weights, MIXTD_WEIGHT_BYTES, MIXTD_WEIGHT_SEGMENTS);
   const std::vector<std::int8_t> inputs = load_inputs(o);
   const std::string input_file = o.npy.empty() ? o.frames : o.npy;
   const std::int64_t n_in = static_cast<std::int64_t>(inputs.size()) / kInWords;
@@ -277,7 +304,7 @@ int run(const Options& o) {
                 "): " + e.what());
   }
   DataPath path(dev, id);
-  // Weights preload (a weight stream into mixtd_kernel) goes here, once the kernel has one.
+  preload_weights(dev, id, path, weights, o);
 
   // The buffers sit in the memory banks the movers were linked to, in whole
   // 64-byte words: the movers access DDR a word at a time, the last one too.

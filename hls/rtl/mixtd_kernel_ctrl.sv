@@ -8,6 +8,7 @@
 //   0x08 IER   bit 0 ap_done, bit 1 ap_ready interrupt enable
 //   0x0C ISR   bit 0 ap_done, bit 1 ap_ready (R, toggle on write 1)
 //   0x10 ARG   the first argument, 32 bits (the number of frames)
+//   0x18 STATUS  read-only, the `status` input (the weight loader's counts)
 // The offsets are hls/include/mixtd/hls/KernelInterface.h's; kernel.xml and
 // the host program take them from there too.
 module mixtd_kernel_ctrl #(
@@ -38,9 +39,10 @@ module mixtd_kernel_ctrl #(
     input  logic              ap_done,
     input  logic              ap_idle,
     input  logic              ap_ready,
-    output logic [      31:0] arg0
+    output logic [      31:0] arg0,
+    input  logic [      31:0] status
 );
-  localparam logic [ADDR_W-1:0] CTRL = 'h00, GIE = 'h04, IER = 'h08, ISR = 'h0C, ARG0 = 'h10;
+  localparam logic [ADDR_W-1:0] CTRL = 'h00, GIE = 'h04, IER = 'h08, ISR = 'h0C, ARG0 = 'h10, STATUS = 'h18;
 
   // Write channel: address and data may come in either order; one write at
   // a time, answered with OKAY.
@@ -111,6 +113,7 @@ module mixtd_kernel_ctrl #(
           IER: rdata <= {30'b0, int_ier};
           ISR: rdata <= {30'b0, int_isr};
           ARG0: rdata <= int_arg0;
+          STATUS: rdata <= status;
           default: rdata <= 0;
         endcase
       end

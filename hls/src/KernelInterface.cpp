@@ -13,12 +13,18 @@ std::vector<Register> KernelInterface::registers() const {
           {"GIER", kRegGie, "read-write", "bit 0 global interrupt enable"},
           {"IP_IER", kRegIer, "read-write", "bit 0 ap_done, bit 1 ap_ready interrupt enable"},
           {"IP_ISR", kRegIsr, "read-write", "bit 0 ap_done, bit 1 ap_ready (toggle on write)"},
-          {argument, kRegArgFrames, "read-write", "frames to process in this run"}};
+          {argument, kRegArgFrames, "read-write", "frames to process in this run"},
+          {"WEIGHT_STATUS", kRegWeightStatus, "read-only",
+           "bits 15:0 weight segments loaded, bits 31:16 segment headers refused"}};
 }
 
 KernelInterface kernel_interface(const rtl::GeneratedRtl& g) {
   KernelInterface k;
   k.core = g.top;
+  require(g.weights == rtl::WeightLoad::Stream,
+          "package: the kernel loads its weights over s_axis_weights; generate the RTL with WeightLoad::Stream");
+  k.weight_beats = static_cast<std::int64_t>(g.weight_stream.size()) / k.weights.words_per_beat;
+  k.weight_segments = g.weight_segments;
   require(g.in_width >= 1 && g.in_words % g.in_width == 0 && g.out_width >= 1 && g.out_words % g.out_width == 0,
           "package: a frame is not a whole number of beats (" + std::to_string(g.in_words) + " words of " +
               std::to_string(g.in_width) + " per beat in, " + std::to_string(g.out_words) + " of " +
@@ -43,6 +49,10 @@ std::string kernel_top_sv(const KernelInterface& k) {
     << kRegArgFrames << std::dec << ".\n"
     << "// s_axis: " << k.in.words_per_beat << " int8 words a beat, " << k.in.beats_per_frame
     << " beats a frame (TLAST and TKEEP are not needed: the kernel counts beats).\n"
+    << "// " << k.weights.name << ": 64-bit beats of the weight stream (rtl/WeightStream.h), " << k.weight_beats
+    << " beats in " << k.weight_segments << " segments;\n"
+    << "//   sent once after reset, before the first run; WEIGHT_STATUS (0x" << std::hex << kRegWeightStatus << std::dec
+    << ") counts them.\n"
     << "// m_axis: " << k.out.words_per_beat << " int8 words a beat, " << k.out.beats_per_frame
     << " beats a frame, TLAST on each frame's last beat.\n"
     << "// A run (ap_start) takes '" << k.argument
@@ -64,12 +74,17 @@ std::string kernel_top_sv(const KernelInterface& k) {
     << "    input  logic [" << ib - 1 << ":0] s_axis_tdata,\n"
     << "    input  logic [" << ib / 8 - 1 << ":0] s_axis_tkeep,\n"
     << "    input  logic s_axis_tlast,\n    input  logic s_axis_tvalid,\n    output logic s_axis_tready,\n"
+    << "    input  logic [63:0] " << k.weights.name << "_tdata,\n"
+    << "    input  logic [7:0] " << k.weights.name << "_tkeep,\n"
+    << "    input  logic " << k.weights.name << "_tlast,\n    input  logic " << k.weights.name
+    << "_tvalid,\n    output logic " << k.weights.name << "_tready,\n"
     << "    output logic [" << ob - 1 << ":0] m_axis_tdata,\n"
     << "    output logic [" << ob / 8 - 1 << ":0] m_axis_tkeep,\n"
     << "    output logic m_axis_tlast,\n    output logic m_axis_tvalid,\n    input  logic m_axis_tready\n);\n"
     << "  localparam longint InBeats = " << k.in.beats_per_frame << ", OutBeats = " << k.out.beats_per_frame << ";\n"
     << "  logic ap_start, ap_done, ap_idle, ap_ready, running, done_q;\n"
     << "  logic [31:0] frames;\n  logic [63:0] in_left, out_left, out_beat;\n"
+    << "  logic [15:0] load_segments, load_bad;\n"
     << "  mixtd_kernel_ctrl #(.ADDR_W(" << kControlAddrBits << ")) u_ctrl (\n"
     << "      .clk(ap_clk), .rst_n(ap_rst_n),\n"
     << "      .awaddr(s_axi_control_awaddr), .awvalid(s_axi_control_awvalid), .awready(s_axi_control_awready),\n"
@@ -78,7 +93,8 @@ std::string kernel_top_sv(const KernelInterface& k) {
     << "      .bready(s_axi_control_bready), .araddr(s_axi_control_araddr), .arvalid(s_axi_control_arvalid),\n"
     << "      .arready(s_axi_control_arready), .rdata(s_axi_control_rdata), .rresp(s_axi_control_rresp),\n"
     << "      .rvalid(s_axi_control_rvalid), .rready(s_axi_control_rready), .interrupt(interrupt),\n"
-    << "      .ap_start(ap_start), .ap_done(ap_done), .ap_idle(ap_idle), .ap_ready(ap_ready), .arg0(frames));\n"
+    << "      .ap_start(ap_start), .ap_done(ap_done), .ap_idle(ap_idle), .ap_ready(ap_ready), .arg0(frames),\n"
+    << "      .status({load_bad, load_segments}));\n"
     << "  // The core streams frames without pause; the kernel only gates its input\n"
     << "  // to the frames of a run and counts what leaves.\n"
     << "  logic core_in_valid, core_in_ready, core_out_valid;\n"
@@ -90,7 +106,12 @@ std::string kernel_top_sv(const KernelInterface& k) {
     << "  assign ap_idle = !running;\n  assign ap_done = done_q;\n  assign ap_ready = done_q;\n"
     << "  " << k.core << " u_core (\n      .clk(ap_clk), .rst_n(ap_rst_n),\n"
     << "      .in_valid(core_in_valid), .in_ready(core_in_ready), .in_data(s_axis_tdata),\n"
-    << "      .out_valid(core_out_valid), .out_ready(m_axis_tready), .out_data(m_axis_tdata));\n"
+    << "      .out_valid(core_out_valid), .out_ready(m_axis_tready), .out_data(m_axis_tdata),\n"
+    << "      .load_valid(" << k.weights.name << "_tvalid), .load_ready(" << k.weights.name << "_tready), .load_data("
+    << k.weights.name << "_tdata),\n"
+    << "      .load_segments, .load_bad);\n"
+    << "  // verilator lint_off UNUSEDSIGNAL\n  wire unused_weights = |" << k.weights.name << "_tkeep || "
+    << k.weights.name << "_tlast;\n  // verilator lint_on UNUSEDSIGNAL\n"
     << "  always_ff @(posedge ap_clk) begin\n"
     << "    if (!ap_rst_n) begin\n"
     << "      running <= 0;\n      done_q <= 0;\n      in_left <= 0;\n      out_left <= 0;\n      out_beat <= 0;\n"

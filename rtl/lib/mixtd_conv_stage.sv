@@ -27,6 +27,11 @@
 // block's group (of C/GROUPS), kernel position chunk·FINE + n (depthwise: one word per (block, kernel chunk),
 // lane m·FINE + n); REQUANT_FILE, one word per block, lane l (40 bits) =
 // {relu, shift[6:0], bias[31:0]} of the block's output channel l.
+//
+// Weight load (docs/rtl.md): WEIGHT_ID / REQUANT_ID ≠ 0 give the memories a
+// write port on the load bus (mixtd_load_port), images in the same layout,
+// so a kernel loads them after reset (UltraRAM has no bitstream contents);
+// 0 keeps them ROMs of the files above.
 module mixtd_conv_stage #(
     parameter int C = 8,
     parameter int H = 8,
@@ -46,6 +51,8 @@ module mixtd_conv_stage #(
     parameter int CAP = 32,
     parameter WEIGHT_FILE = "",
     parameter REQUANT_FILE = "",
+    parameter int WEIGHT_ID = 0,
+    parameter int REQUANT_ID = 0,
     // Derived (do not set).
     parameter int OUT_P = DEPTHWISE != 0 ? P_IN : P_OUT
 ) (
@@ -56,7 +63,8 @@ module mixtd_conv_stage #(
     input  logic [P_IN*8-1:0]   in_data,
     output logic                out_valid,
     input  logic                out_ready,
-    output logic [OUT_P*8-1:0]  out_data
+    output logic [OUT_P*8-1:0]  out_data,
+    input  logic [81:0]         load
 );
   localparam bit DW = DEPTHWISE != 0;
   localparam int KK = KH * KW;
@@ -83,6 +91,24 @@ module mixtd_conv_stage #(
   initial begin
     if (WEIGHT_FILE != "") $readmemh(WEIGHT_FILE, weights);
     if (REQUANT_FILE != "") $readmemh(REQUANT_FILE, requant, 0, BLOCKS - 1);
+  end
+  if (WEIGHT_ID != 0) begin : g_weight_load
+    logic we;
+    logic [WAW-1:0] wa;
+    logic [WLANES*8-1:0] wd;
+    mixtd_load_port #(.ID(WEIGHT_ID), .WIDTH(WLANES * 8), .DEPTH(WWORDS)) port (
+        .clk, .rst_n, .load, .we, .waddr(wa), .wdata(wd)
+    );
+    always_ff @(posedge clk) if (we) weights[wa] <= wd;
+  end
+  if (REQUANT_ID != 0) begin : g_requant_load
+    logic we;
+    logic [BW-1:0] wa;
+    logic [OUT_P*40-1:0] wd;
+    mixtd_load_port #(.ID(REQUANT_ID), .WIDTH(OUT_P * 40), .DEPTH(1 << BW)) port (
+        .clk, .rst_n, .load, .we, .waddr(wa), .wdata(wd)
+    );
+    always_ff @(posedge clk) if (we) requant[wa] <= wd;
   end
 
   // ---- issue: one (block, channel chunk, kernel chunk) step per cycle ------
@@ -203,6 +229,6 @@ module mixtd_conv_stage #(
       .out_valid, .out_ready, .out_data
   );
   // verilator lint_off UNUSEDSIGNAL
-  wire unused = fifo_ready || |pad;  // credits keep the FIFO from overflowing
+  wire unused = fifo_ready || |pad || (WEIGHT_ID == 0 && REQUANT_ID == 0 && |load);  // credits keep the FIFO from overflowing
   // verilator lint_on UNUSEDSIGNAL
 endmodule

@@ -5,7 +5,9 @@
 //
 // requant[i], per output word of a pixel (channel a + i·g1 of output group
 // a), is a ROM initialised from the memory image REQUANT_FILE ($readmemh):
-// CHANNELS lines of 40-bit hex words {relu, shift[6:0], bias[31:0]}.
+// CHANNELS lines of 40-bit hex words {relu, shift[6:0], bias[31:0]}, or,
+// REQUANT_ID ≠ 0, written over the weight-load bus in the same layout
+// (mixtd_load_port; docs/rtl.md "Weight load").
 //
 // Timing: mixtd_stream_route (two-pixel buffer, a beat one cycle after the
 // words it needs) followed by the requantiser pipeline, kRequantPipeline = 2
@@ -18,7 +20,8 @@ module mixtd_group_add #(
     parameter int PARTIALS = 2,
     parameter int W_IN = 1,
     parameter int W_OUT = 1,
-    parameter REQUANT_FILE = "group_add.mem"
+    parameter REQUANT_FILE = "group_add.mem",
+    parameter int REQUANT_ID = 0
 ) (
     input  logic clk,
     input  logic rst_n,
@@ -27,7 +30,8 @@ module mixtd_group_add #(
     input  logic [PARTIALS*W_IN*8-1:0] in_data,
     output logic out_valid,
     input  logic out_ready,
-    output logic [W_OUT*8-1:0] out_data
+    output logic [W_OUT*8-1:0] out_data,
+    input  logic [81:0] load
 );
   localparam int BEATS_OUT = CHANNELS / W_OUT;
   localparam int BO = BEATS_OUT > 1 ? $clog2(BEATS_OUT) : 1;
@@ -52,7 +56,21 @@ module mixtd_group_add #(
   );
 
   logic [39:0] requant[CHANNELS];
-  initial $readmemh(REQUANT_FILE, requant);
+  initial if (REQUANT_FILE != "") $readmemh(REQUANT_FILE, requant);
+  if (REQUANT_ID != 0) begin : g_requant_load
+    localparam int AW = CHANNELS > 1 ? $clog2(CHANNELS) : 1;
+    logic we;
+    logic [AW-1:0] wa;
+    logic [39:0] wd;
+    mixtd_load_port #(.ID(REQUANT_ID), .WIDTH(40), .DEPTH(CHANNELS)) port (
+        .clk, .rst_n, .load, .we, .waddr(wa), .wdata(wd)
+    );
+    always_ff @(posedge clk) if (we) requant[wa] <= wd;
+  end else begin : g_rom
+    // verilator lint_off UNUSEDSIGNAL
+    wire unused = |load;
+    // verilator lint_on UNUSEDSIGNAL
+  end
 
   logic sum_valid;
   logic [BO-1:0] beat, sum_beat;  // beat of the pixel entering / in the sum register

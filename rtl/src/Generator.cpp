@@ -10,6 +10,7 @@
 #include "mixtd/arch/Analytical.h"
 #include "mixtd/arch/Graph.h"
 #include "mixtd/arch/Timing.h"
+#include "mixtd/rtl/WeightStream.h"
 #include "mixtd/sim/Functional.h"
 #include "mixtd/support/Error.h"
 #include "mixtd/support/Rng.h"
@@ -113,6 +114,10 @@ std::string fifo_name(std::size_t stream, std::int64_t e) {
 
 std::string repack_name(std::size_t stream, std::int64_t e) { return fifo_name(stream, e) + "_repack"; }
 
+std::string slice_name(std::size_t stream, std::int64_t e, bool source) {
+  return fifo_name(stream, e) + (source ? "_slr_src" : "_slr_dst");
+}
+
 bool needs_repack(const arch::Graph& g, const arch::Stream& s) {
   const arch::Module& to = g.modules[static_cast<std::size_t>(s.to)];
   return to.kind != arch::ModuleKind::HostOut && to.width_in != s.width;
@@ -174,7 +179,9 @@ std::string requant_image(const std::vector<numerics::Requant>& r, std::int64_t 
   return out;
 }
 
-GeneratedRtl generate(const arch::Design& d, std::uint64_t seed, const numerics::FloatTensor& calibration) {
+GeneratedRtl generate(const arch::Design& d, std::uint64_t seed, const numerics::FloatTensor& calibration,
+                      const TopOptions& opts) {
+  const WeightLoad weights = opts.weights;
   const arch::Report report = arch::analyse(d);  // validates the design (legal ψ, τ, device)
   const arch::Graph& g = report.graph;
   for (const auto& m : g.modules) check_mappable(m);
@@ -195,9 +202,27 @@ GeneratedRtl generate(const arch::Design& d, std::uint64_t seed, const numerics:
 
   GeneratedRtl out;
   out.top = "mixtd_top";
+  out.weights = weights;
   std::ostringstream body, decl;
   std::vector<GeneratedFile> images;
   std::int64_t in_width = 0, out_width = 0;
+  // WeightLoad::Stream: a memory gets the next ID and its image becomes a
+  // segment of the weight stream; each loaded instance taps the load bus
+  // one register further down the chain (load_1, load_2, …; load_0 is the
+  // loader's output). Rom: the image is a file, the bus is tied off.
+  const bool streamed = weights == WeightLoad::Stream;
+  std::int64_t next_id = 1, taps = 0;
+  auto memory = [&](const std::string& file, std::string image, std::int64_t width_bits) -> std::string {
+    if (!streamed) {
+      images.push_back({file, std::move(image)});
+      return "\"" + file + "\"";
+    }
+    require(next_id <= kMaxLoadIds, "gen-rtl: more than 65535 memories to load");
+    append_weight_segment(out.weight_stream, next_id, image, width_bits);
+    ++out.weight_segments;
+    return std::to_string(next_id++);
+  };
+  auto load_tap = [&]() -> std::string { return streamed ? "load_" + std::to_string(++taps) : "82'd0"; };
 
   // ---- block instances ------------------------------------------------------
   for (const auto& m : g.modules)
@@ -213,6 +238,10 @@ GeneratedRtl generate(const arch::Design& d, std::uint64_t seed, const numerics:
       const std::string conn = "(\n      .clk, .rst_n, .in_valid(" + n + "_iv), .in_ready(" + n + "_ir), .in_data(" +
                                n + "_id),\n      .out_valid(" + n + "_ov), .out_ready(" + n + "_or), .out_data(" + n +
                                "_od)\n  );\n";
+      // conn with the weight-load bus (stages and group adds).
+      const auto with_load = [&](const std::string& bus) {
+        return conn.substr(0, conn.size() - 6) + ", .load(" + bus + ")\n  );\n";
+      };
       using K = arch::ModuleKind;
       switch (m.kind) {
         case K::HostIn:
@@ -231,18 +260,21 @@ GeneratedRtl generate(const arch::Design& d, std::uint64_t seed, const numerics:
           const numerics::QStage& qs =
               ql.chunks.at(static_cast<std::size_t>(i)).at(static_cast<std::size_t>(m.stage_index));
           const std::int64_t p_out = s.depthwise ? m.psi.p_in : m.psi.p_out;
-          const std::string wfile = "mem/" + n + ".weights.hex", rfile = "mem/" + n + ".requant.hex";
-          images.push_back({wfile, stage_weight_image(sim::stage_image(d, m, qs), s.in_ch, s.out_ch, s.kh, s.kw,
-                                                      s.depthwise, m.psi.p_in, p_out, m.psi.fine, s.groups)});
-          images.push_back({rfile, requant_image(qs.requant, p_out)});
+          const std::int64_t wlanes = s.depthwise ? m.psi.p_in * m.psi.fine : p_out * m.psi.p_in * m.psi.fine;
+          const std::string wmem = memory("mem/" + n + ".weights.hex",
+                                          stage_weight_image(sim::stage_image(d, m, qs), s.in_ch, s.out_ch, s.kh, s.kw,
+                                                             s.depthwise, m.psi.p_in, p_out, m.psi.fine, s.groups),
+                                          8 * wlanes);
+          const std::string rmem = memory("mem/" + n + ".requant.hex", requant_image(qs.requant, p_out), 40 * p_out);
           body << "  mixtd_conv_stage #(\n      .C(" << s.in_ch << "), .H(" << s.in.h << "), .W(" << s.in.w << "), .N("
                << s.out_ch << "), .KH(" << s.kh << "), .KW(" << s.kw << "), .SH(" << s.sh << "), .SW(" << s.sw
                << "), .PH(" << s.ph << "), .PW(" << s.pw << "),\n      .P_IN(" << m.psi.p_in << "), .P_OUT("
                << m.psi.p_out << "), .FINE(" << m.psi.fine << "), .DEPTHWISE(" << (s.depthwise ? 1 : 0) << "), "
                << (s.depthwise || s.groups == 1 ? "" : ".GROUPS(" + std::to_string(s.groups) + "), ") << ".CAP("
-               << arch::line_buffer_capacity(s.kh, s.kw, s.sh, s.sw, s.ph, s.pw, s.in.h, s.in.w)
-               << "),\n      .WEIGHT_FILE(\"" << wfile << "\"), .REQUANT_FILE(\"" << rfile << "\")\n  ) " << n << " "
-               << conn;
+               << arch::line_buffer_capacity(s.kh, s.kw, s.sh, s.sw, s.ph, s.pw, s.in.h, s.in.w) << "),\n      "
+               << (streamed ? ".WEIGHT_ID(" + wmem + "), .REQUANT_ID(" + rmem + ")"
+                            : ".WEIGHT_FILE(" + wmem + "), .REQUANT_FILE(" + rmem + ")")
+               << "\n  ) " << n << " " << with_load(load_tap());
           break;
         }
         case K::MaxPool:
@@ -294,11 +326,11 @@ GeneratedRtl generate(const arch::Design& d, std::uint64_t seed, const numerics:
           std::vector<numerics::Requant> r;
           for (std::int64_t j = 0; j < m.out_shape.c; ++j)
             r.push_back(ql.group_add.at(static_cast<std::size_t>(i + j * ql.tau.g1)));
-          const std::string rfile = "mem/" + n + ".requant.hex";
-          images.push_back({rfile, requant_image(r, 1)});
+          const std::string rmem = memory("mem/" + n + ".requant.hex", requant_image(r, 1), 40);
           body << "  mixtd_group_add #(.CHANNELS(" << m.in_shape.c << "), .PARTIALS(" << m.ports_in << "), .W_IN("
-               << m.width_in << "), .W_OUT(" << m.width_out << "), .REQUANT_FILE(\"" << rfile << "\")) " << n << " "
-               << conn;
+               << m.width_in << "), .W_OUT(" << m.width_out << "), "
+               << (streamed ? ".REQUANT_FILE(\"\"), .REQUANT_ID(" + rmem + ")" : ".REQUANT_FILE(" + rmem + ")") << ") "
+               << n << " " << with_load(load_tap());
           break;
         }
         case K::EltwiseAdd: {
@@ -349,8 +381,26 @@ GeneratedRtl generate(const arch::Design& d, std::uint64_t seed, const numerics:
       body << "  mixtd_stream_fifo #(.WIDTH(" << w << "), .DEPTH(" << s.depth << ")) " << f
            << " (\n      .clk, .rst_n, .in_valid(" << f << "_iv), .in_ready(" << f << "_ir), .in_data(" << f
            << "_id),\n      .out_valid(" << f << "_ov), .out_ready(" << f << "_or), .out_data(" << f << "_od)\n  );\n";
-      fanout[{s.from, pi, pport}].push_back(f);
       const std::string c = identifier(to, ci);
+      // Across SLRs: producer → slice (its SLR) → slice (the consumer's) → FIFO.
+      const auto slr_from = opts.slr.find(identifier(from, pi)), slr_to = opts.slr.find(c);
+      if (slr_from != opts.slr.end() && slr_to != opts.slr.end() && slr_from->second != slr_to->second) {
+        const std::string a = slice_name(si, e, true), b = slice_name(si, e, false);
+        for (const std::string& x : {a, b})
+          decl << "  logic " << x << "_iv, " << x << "_ir;\n  logic [" << w - 1 << ":0] " << x << "_id;\n";
+        body << "  mixtd_reg_slice #(.WIDTH(" << w << ")) " << a << " (\n      .clk, .rst_n, .in_valid(" << a
+             << "_iv), .in_ready(" << a << "_ir), .in_data(" << a << "_id),\n      .out_valid(" << b
+             << "_iv), .out_ready(" << b << "_ir), .out_data(" << b << "_id)\n  );\n"
+             << "  mixtd_reg_slice #(.WIDTH(" << w << ")) " << b << " (\n      .clk, .rst_n, .in_valid(" << b
+             << "_iv), .in_ready(" << b << "_ir), .in_data(" << b << "_id),\n      .out_valid(" << f
+             << "_iv), .out_ready(" << f << "_ir), .out_data(" << f << "_id)\n  );\n";
+        fanout[{s.from, pi, pport}].push_back(a);
+        out.slices += 2;
+        out.slice_slr[a] = slr_from->second;
+        out.slice_slr[b] = slr_to->second;
+      } else {
+        fanout[{s.from, pi, pport}].push_back(f);
+      }
       if (to.kind == arch::ModuleKind::HostOut) {
         out_width = s.width;
         body << "  assign out_valid = " << f << "_ov;\n  assign " << f << "_or = out_ready;\n  assign out_data = " << f
@@ -398,8 +448,22 @@ GeneratedRtl generate(const arch::Design& d, std::uint64_t seed, const numerics:
       << "module " << out.top << " (\n    input  logic clk,\n    input  logic rst_n,\n"
       << "    input  logic in_valid,\n    output logic in_ready,\n    input  logic [" << in_width * 8 - 1
       << ":0] in_data,\n    output logic out_valid,\n    input  logic out_ready,\n    output logic ["
-      << out_width * 8 - 1 << ":0] out_data\n);\n"
-      << decl.str() << body.str() << "endmodule\n";
+      << out_width * 8 - 1 << ":0] out_data" << (streamed ? ",\n" : "\n");
+  if (streamed) {
+    // The weight stream (WeightStream.h) and the loader's counts; a
+    // register per loaded instance along the chain (docs/rtl.md).
+    top << "    input  logic load_valid,\n    output logic load_ready,\n    input  logic [63:0] load_data,\n"
+        << "    output logic [15:0] load_segments,\n    output logic [15:0] load_bad\n";
+    decl << "  logic [" << kLoadBusBits - 1 << ":0] load_0";
+    for (std::int64_t t = 1; t <= taps; ++t) decl << ", load_" << t;
+    decl << ";\n";
+    body << "  mixtd_weight_loader weight_loader (\n      .clk, .rst_n, .in_valid(load_valid), .in_ready(load_ready), "
+            ".in_data(load_data),\n      .load(load_0), .segments(load_segments), .bad(load_bad)\n  );\n";
+    for (std::int64_t t = 1; t <= taps; ++t)
+      body << "  always_ff @(posedge clk) load_" << t << " <= rst_n ? load_" << t - 1 << " : " << kLoadBusBits
+           << "'d0;\n";
+  }
+  top << ");\n" << decl.str() << body.str() << "endmodule\n";
 
   out.files.push_back({out.top + ".sv", top.str()});
   std::string list;

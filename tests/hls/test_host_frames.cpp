@@ -19,6 +19,7 @@
 #include "frames.h"
 #include "mixtd/nn/Npy.h"
 #include "mixtd/numerics/Quantized.h"
+#include "mixtd/rtl/WeightStream.h"
 
 namespace fs = std::filesystem;
 namespace host = mixtd::host;
@@ -206,6 +207,47 @@ TEST(HostFrames, BadFilesAreOneLineNamingFileAndValue) {
   EXPECT_EQ(host::read_labels((d / "labels.bin").string(), 3, 11), (std::vector<std::int64_t>{0, 9, 10}));
   for (const char* f : {"f64.npy", "nan.npy", "cut.npy"})
     EXPECT_EQ(error_of([&] { host::read_npy((d / f).string()); }).find('\n'), std::string::npos) << f;
+}
+
+// The host reads the stream rtl::append_weight_segment writes (the one
+// description of the format) and refuses one of another design or a
+// damaged one, naming the file.
+TEST(HostFrames, WeightStreamIsTheGeneratorsAndIsChecked) {
+  const auto d = temp_dir("weights");
+  std::vector<std::uint8_t> s;
+  mixtd::rtl::append_weight_segment(s, 1, "0102030405060708090a\n1112131415161718191a\n", 80);
+  mixtd::rtl::append_weight_segment(s, 2, "ff\n", 8);
+  ASSERT_EQ(s.size(), 8u * (1 + 4 + 1 + 1));
+  EXPECT_EQ(s[8], 0x0a);   // word 0, byte 0: the last two hex digits
+  EXPECT_EQ(s[16], 0x02);  // word 0's second beat: bytes 8, 9, then zeros
+  EXPECT_EQ(s[17], 0x01);
+  EXPECT_EQ(s[18], 0x00);
+  const std::string bytes(s.begin(), s.end());
+  write_bytes(d / "w.bin", bytes);
+  EXPECT_EQ(host::read_weight_stream((d / "w.bin").string(), 56, 2).size(), 56u);
+  EXPECT_NE(error_of([&] {
+              host::read_weight_stream((d / "w.bin").string(), 64, 2);
+            }).find("w.bin: 56 bytes, this package's kernel takes a weight stream of 64"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] {
+              host::read_weight_stream((d / "w.bin").string(), 56, 3);
+            }).find("w.bin: 2 segments, this package's kernel has 3 memories"),
+            std::string::npos);
+  std::string bad = bytes;
+  bad[7] = 0;  // the first header's magic
+  write_bytes(d / "bad.bin", bad);
+  EXPECT_NE(error_of([&] {
+              host::read_weight_stream((d / "bad.bin").string(), 56, 2);
+            }).find("bad.bin: beat 0 should be a segment header"),
+            std::string::npos);
+  bad = bytes;
+  bad[40] = 9;  // the second header claims 9 beats
+  write_bytes(d / "long.bin", bad);
+  EXPECT_NE(error_of([&] {
+              host::read_weight_stream((d / "long.bin").string(), 56, 2);
+            }).find("long.bin: segment 2 runs past the end"),
+            std::string::npos);
+  EXPECT_EQ(mixtd::rtl::weight_segments(s).size(), 2u);
 }
 
 #ifdef MIXTD_HOST_EXE

@@ -20,6 +20,7 @@
 #include "mixtd/hls/Floorplan.h"
 #include "mixtd/hls/KernelInterface.h"
 #include "mixtd/hls/Package.h"
+#include "mixtd/rtl/WeightStream.h"
 #include "mixtd/search/Solver.h"
 #include "mixtd/support/AtomicFile.h"
 #include "mixtd/support/Error.h"
@@ -57,7 +58,7 @@ fs::path scratch(const std::string& name) {
 TEST(Package, KernelXmlIsWellFormedAndMatchesTheWrapper) {
   const arch::Design d = tiny();
   const auto files = package_files(d);
-  const hls::KernelInterface k = hls::kernel_interface(rtl::generate(d));
+  const hls::KernelInterface k = hls::kernel_interface(rtl::generate(d, 1, {}, {rtl::WeightLoad::Stream}));
   const fs::path dir = scratch("xml");
   fs::create_directories(dir);
   std::ofstream(dir / "kernel.xml") << files.at("kernel.xml");
@@ -77,7 +78,8 @@ TEST(Package, KernelXmlIsWellFormedAndMatchesTheWrapper) {
     ++streams;
     EXPECT_THAT(sv, HasSubstr("[" + std::to_string(std::stoi(width) - 1) + ":0] " + name + "_tdata")) << name;
   }
-  EXPECT_EQ(streams, 2);
+  EXPECT_EQ(streams, 3);
+  EXPECT_THAT(sv, HasSubstr("[63:0] s_axis_weights_tdata"));
   EXPECT_THAT(xml, HasSubstr("<arg name=\"frames\" addressQualifier=\"0\" id=\"0\" port=\"s_axi_control\" "
                              "size=\"0x4\" offset=\"0x10\""));
   EXPECT_THAT(xml, HasSubstr("dataWidth=\"" + std::to_string(k.in.tdata_bits()) + "\""));
@@ -105,6 +107,7 @@ TEST(Package, TclIsCompleteAndLinkNamesExist) {
   const std::string& xml = files.at("kernel.xml");
   const std::regex sc(R"(stream_connect=(\w+)\.(\w+):(\w+)\.(\w+))");
   const std::map<std::string, std::string> source = {{"mm2s", files.at("hls/mixtd_mm2s.cpp")},
+                                                     {"mm2s_weights", files.at("hls/mixtd_mm2s_weights.cpp")},
                                                      {"s2mm", files.at("hls/mixtd_s2mm.cpp")}};
   int n = 0;
   for (auto it = std::sregex_iterator(link.begin(), link.end(), sc); it != std::sregex_iterator(); ++it, ++n)
@@ -115,8 +118,9 @@ TEST(Package, TclIsCompleteAndLinkNamesExist) {
       else
         EXPECT_TRUE(std::regex_search(source.at(inst), std::regex("&\\s*" + port + "\\b"))) << inst << "." << port;
     }
-  EXPECT_EQ(n, 2);
-  for (const char* nk : {"nk=mixtd_mm2s:1:mm2s", "nk=mixtd_kernel:1:kernel", "nk=mixtd_s2mm:1:s2mm"})
+  EXPECT_EQ(n, 3);
+  for (const char* nk : {"nk=mixtd_mm2s:1:mm2s", "nk=mixtd_mm2s_weights:1:mm2s_weights", "nk=mixtd_kernel:1:kernel",
+                         "nk=mixtd_s2mm:1:s2mm"})
     EXPECT_THAT(link, HasSubstr(nk));
   EXPECT_TRUE(std::regex_search(source.at("mm2s"), std::regex(R"(mixtd_mm2s\s*\(\s*const ap_uint<512>\s*\*\s*mem)")));
 }
@@ -124,12 +128,19 @@ TEST(Package, TclIsCompleteAndLinkNamesExist) {
 TEST(Package, KernelConfigIsTheInterface) {
   const arch::Design d = tiny();
   const auto files = package_files(d);
-  const hls::KernelInterface k = hls::kernel_interface(rtl::generate(d));
+  const hls::KernelInterface k = hls::kernel_interface(rtl::generate(d, 1, {}, {rtl::WeightLoad::Stream}));
   const std::string& h = files.at("include/kernel_config.h");
   EXPECT_THAT(h, HasSubstr("#define MIXTD_IN_TDATA_BITS " + std::to_string(k.in.tdata_bits()) + "\n"));
   EXPECT_THAT(h, HasSubstr("#define MIXTD_OUT_WORDS_PER_FRAME " + std::to_string(k.out_words_per_frame) + "\n"));
   EXPECT_THAT(h, HasSubstr("#define MIXTD_REG_ARG_FRAMES 0x10\n"));
   EXPECT_THAT(h, HasSubstr("#define MIXTD_KERNEL_NAME \"mixtd_kernel\"\n"));
+  EXPECT_THAT(h, HasSubstr("#define MIXTD_REG_WEIGHT_STATUS 0x18\n"));
+  EXPECT_THAT(h, HasSubstr("#define MIXTD_WEIGHT_SEGMENTS " + std::to_string(k.weight_segments) + "\n"));
+  // data/weights.bin is the stream the kernel takes, whole segments.
+  const std::string& w = files.at("data/weights.bin");
+  EXPECT_THAT(h, HasSubstr("#define MIXTD_WEIGHT_BYTES " + std::to_string(w.size()) + "\n"));
+  EXPECT_EQ(rtl::weight_segments(std::vector<std::uint8_t>(w.begin(), w.end())).size(),
+            static_cast<std::size_t>(k.weight_segments));
 }
 
 // The shipped sources compile as the package's Makefile compiles them:
@@ -141,7 +152,7 @@ TEST(Package, MoversAndHostCompileInThePackage) {
   o.frames = 3;
   hls::write_package(tiny(), o, dir);
   const std::string shim = std::string(MIXTD_SOURCE_DIR) + "/hls/shim";
-  for (const char* m : {"hls/mixtd_mm2s.cpp", "hls/mixtd_s2mm.cpp"})
+  for (const char* m : {"hls/mixtd_mm2s.cpp", "hls/mixtd_s2mm.cpp", "hls/mixtd_mm2s_weights.cpp"})
     EXPECT_EQ(sh("cd " + dir.string() + " && c++ -std=c++17 -fsyntax-only -I " + shim + " -I include -I hls " + m), 0)
         << m;
   // Debian's libxrt-dev puts XRT's include/ at /usr/include/xrt (the package's

@@ -35,7 +35,7 @@ module tb_conv_stage #(
       .WEIGHT_FILE(WEIGHT_FILE), .REQUANT_FILE(REQUANT_FILE)
   ) dut (
       .clk, .rst_n, .in_valid(a_valid), .in_ready(a_ready), .in_data(a_data),
-      .out_valid(b_valid), .out_ready(b_ready), .out_data(b_data)
+      .out_valid(b_valid), .out_ready(b_ready), .out_data(b_data), .load(82'd0)
   );
   mixtd_stream_fifo #(.WIDTH(OUT_P * 8), .DEPTH(2)) out_fifo (
       .clk, .rst_n, .in_valid(b_valid), .in_ready(b_ready), .in_data(b_data),

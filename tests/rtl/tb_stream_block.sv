@@ -105,7 +105,7 @@ module tb_stream_block #(
         .CHANNELS(CHANNELS), .PARTIALS(P_IN), .W_IN(W_IN), .W_OUT(W_OUT), .REQUANT_FILE(REQUANT_FILE)
     ) dut (
         .clk, .rst_n, .in_valid(b_in_valid), .in_ready(b_in_ready), .in_data(b_in_data),
-        .out_valid(b_out_valid[0]), .out_ready(b_out_ready[0]), .out_data(b_out_data)
+        .out_valid(b_out_valid[0]), .out_ready(b_out_ready[0]), .out_data(b_out_data), .load(82'd0)
     );
   end else if (KIND == 5) begin : g_eltwise_add
     mixtd_eltwise_add #(

@@ -5,6 +5,7 @@
 // that cross SLRs are few: the cut points.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,10 @@ struct Floorplan {
 // even the best cut puts an SLR over its share, naming the SLR, the
 // resource and the figures.
 Floorplan plan_slrs(const arch::Design& d, const arch::Resources& share = u250_slr_share(), int slrs = kU250Slrs);
+
+// Each instance of the plan (blocks, FIFOs, repacks) and its SLR: what
+// rtl::TopOptions::slr takes to put register slices on the crossings.
+std::map<std::string, int> instance_slrs(const Floorplan& f);
 
 // The Vivado Tcl that places each block's instances in its SLR's pblock
 // (run before placement: link.cfg's [vivado] prop), with `hierarchy` the

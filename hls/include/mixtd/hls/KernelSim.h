@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,7 @@ struct KernelSimOptions {
   std::filesystem::path cache;              // "" = ~/.cache/mixtd/kernel-sim
   int build_jobs = 2;
   sim::FunctionalData data;
+  std::map<std::string, int> slr;  // rtl::TopOptions::slr: register slices where streams cross SLRs
 };
 
 struct ProtocolCheck {

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -39,21 +40,46 @@ struct StreamProbe {
   std::int64_t h = 1, w = 1;       // the tensor's pixels per frame (rows, cols)
 };
 
+// Where the weights and requantisers come from (docs/rtl.md "Weight load").
+enum class WeightLoad {
+  Rom,     // $readmemh images (mem/*.hex) initialise the memories
+  Stream,  // the top's load_* stream writes them after reset (rtl::weight_stream)
+};
+
 struct GeneratedRtl {
   std::string top;                           // the top module's name
   std::vector<GeneratedFile> files;          // the top, the library, memory images, files.f
   std::int64_t in_width = 1, out_width = 1;  // words per beat of the top's input / output
   std::int64_t in_words = 0, out_words = 0;  // per frame
   std::int64_t instances = 0;                // block instances (FIFOs not counted)
+  std::int64_t slices = 0;                   // mixtd_reg_slice (SLR crossings × 2)
+  std::map<std::string, int> slice_slr;      // each slice's SLR (TopOptions::slr)
   std::uint64_t hash = 0;                    // of every file's path and text
   std::vector<StreamProbe> streams;          // in graph order (producers before consumers)
+  WeightLoad weights = WeightLoad::Rom;
+  // WeightLoad::Stream: what the top's load_data port must take after
+  // reset (WeightStream.h), and the number of its segments.
+  std::vector<std::uint8_t> weight_stream;
+  std::int64_t weight_segments = 0;
 };
 
 // Checks that every module can be mapped (clear mixtd::Error naming the
 // layer, module and offending value otherwise) and generates the RTL.
 // `seed` and `calibration` are sim::quantise's (the SystemC model's
 // --functional uses the same): seeded images, or the data set's if given.
-GeneratedRtl generate(const arch::Design& d, std::uint64_t seed = 1, const numerics::FloatTensor& calibration = {});
+// What the top is for beyond simulation: the U250 kernel (`mixtd package`).
+struct TopOptions {
+  // Stream adds the ports load_valid/load_ready/load_data[63:0] and
+  // load_segments/load_bad[15:0] (mixtd_weight_loader) to the top.
+  WeightLoad weights = WeightLoad::Rom;
+  // The SLR of each block instance (instance_name), from a floorplan: a
+  // stream whose producer and consumer sit in different SLRs gets two
+  // mixtd_reg_slice, slice_names(), one on each side (one cycle each).
+  // Empty: none.
+  std::map<std::string, int> slr;
+};
+GeneratedRtl generate(const arch::Design& d, std::uint64_t seed = 1, const numerics::FloatTensor& calibration = {},
+                      const TopOptions& top = {});
 
 // The hash GeneratedRtl::hash holds: of every file's path and text, in order
 // (recompute it after editing `files`).
@@ -68,6 +94,9 @@ std::string instance_name(const arch::Module& m, std::int64_t i);
 // "q<stream>_<e>"; its mixtd_repack, where it has one, "q<stream>_<e>_repack".
 std::string fifo_name(std::size_t stream, std::int64_t e);
 std::string repack_name(std::size_t stream, std::int64_t e);
+// The two register slices of physical stream e of `stream` when it crosses
+// SLRs: "<fifo>_slr_src" (the producer's SLR), "<fifo>_slr_dst" (the consumer's).
+std::string slice_name(std::size_t stream, std::int64_t e, bool source);
 // Whether the consumer of `s` reads another width than its producer writes,
 // so that each of its FIFOs is followed by a mixtd_repack.
 bool needs_repack(const arch::Graph& g, const arch::Stream& s);
