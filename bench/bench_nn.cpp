@@ -39,7 +39,7 @@ nn::Dataset search_set() {
   return d;
 }
 
-// The aggressive τ set of docs/accuracy.md (configs/flows/fmnist-aggressive.yaml) at rank multiplier `k` (so that each
+// The aggressive τ set of docs/accuracy.md (configs/designs/fmnist-aggressive.yaml) at rank multiplier `k` (so that each
 // iteration can ask for a τ not built before).
 nn::Taus taus(const net::Network& n, std::int64_t k) {
   nn::Taus t;

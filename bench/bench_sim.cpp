@@ -55,7 +55,7 @@ void run(benchmark::State& state, const arch::Design& d, bool functional) {
 }
 
 void BM_SimulateResnet18SvdU250TimingOnly(benchmark::State& state) {
-  static const arch::Design d = solved(arch::load_design(MIXTD_SOURCE_DIR "/configs/flows/resnet18-u250-svd.yaml"));
+  static const arch::Design d = solved(arch::load_design(MIXTD_SOURCE_DIR "/configs/designs/resnet18-u250-svd.yaml"));
   run(state, d, false);
 }
 

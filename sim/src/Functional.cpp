@@ -19,7 +19,7 @@ numerics::QNetwork quantise(const arch::Design& design, std::uint64_t seed, cons
   const arch::Design* dp = &design;
   if (!design.network.has_weights()) {
     with = design;
-    with.network = net::load_network(design.network_spec, true);
+    with.network = net::load_network(design.network_path(), true);
     require(with.network.has_weights(),
             "network '" + design.network_spec +
                 "' carries no weights: name a network with weights in the design (an .onnx, a .yaml with its "

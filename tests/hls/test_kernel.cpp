@@ -64,7 +64,7 @@ std::vector<std::int64_t> expect_kernel_ok(const arch::Design& d, double stall,
 
 TEST(KernelInterface, TheWrapperNamesTheRegisterMapAndStreams) {
   const arch::Design d = solved(search::testing::zoo_design("tiny", "zc706"));
-  const rtl::GeneratedRtl g = rtl::generate(d, 1, {}, {rtl::WeightLoad::Stream});
+  const rtl::GeneratedRtl g = rtl::generate(d, 1, {}, {rtl::WeightLoad::Stream, {}});
   const hls::KernelInterface k = hls::kernel_interface(g);
   EXPECT_EQ(k.in.words_per_beat * k.in.beats_per_frame, g.in_words);
   EXPECT_EQ(k.out.tdata_bits(), 8 * g.out_width);
@@ -133,9 +133,9 @@ TEST(Kernel, ShippedResnet18Fmnist) {
   expect_kernel_ok(solved(d), 0.2);
 }
 
-// CPD engines and grouped SVD layers (configs/flows/fmnist-cpd.yaml).
+// CPD engines and grouped SVD layers (configs/designs/fmnist-cpd.yaml).
 TEST(Kernel, GroupedCpdDesign) {
-  arch::Design d = arch::load_design(std::string(MIXTD_SOURCE_DIR) + "/configs/flows/fmnist-cpd.yaml");
+  arch::Design d = arch::load_design(std::string(MIXTD_SOURCE_DIR) + "/configs/designs/fmnist-cpd.yaml");
   d.device_spec = "zc706";
   d.device = arch::load_device("zc706");
   d.clock_mhz = d.device.clock_mhz;

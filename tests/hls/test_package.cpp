@@ -58,7 +58,7 @@ fs::path scratch(const std::string& name) {
 TEST(Package, KernelXmlIsWellFormedAndMatchesTheWrapper) {
   const arch::Design d = tiny();
   const auto files = package_files(d);
-  const hls::KernelInterface k = hls::kernel_interface(rtl::generate(d, 1, {}, {rtl::WeightLoad::Stream}));
+  const hls::KernelInterface k = hls::kernel_interface(rtl::generate(d, 1, {}, {rtl::WeightLoad::Stream, {}}));
   const fs::path dir = scratch("xml");
   fs::create_directories(dir);
   std::ofstream(dir / "kernel.xml") << files.at("kernel.xml");
@@ -128,7 +128,7 @@ TEST(Package, TclIsCompleteAndLinkNamesExist) {
 TEST(Package, KernelConfigIsTheInterface) {
   const arch::Design d = tiny();
   const auto files = package_files(d);
-  const hls::KernelInterface k = hls::kernel_interface(rtl::generate(d, 1, {}, {rtl::WeightLoad::Stream}));
+  const hls::KernelInterface k = hls::kernel_interface(rtl::generate(d, 1, {}, {rtl::WeightLoad::Stream, {}}));
   const std::string& h = files.at("include/kernel_config.h");
   EXPECT_THAT(h, HasSubstr("#define MIXTD_IN_TDATA_BITS " + std::to_string(k.in.tdata_bits()) + "\n"));
   EXPECT_THAT(h, HasSubstr("#define MIXTD_OUT_WORDS_PER_FRAME " + std::to_string(k.out_words_per_frame) + "\n"));
@@ -225,11 +225,11 @@ TEST(Package, ReplacesAnOldPackageWhole) {
 
 namespace {
 
-// ResNet-18 on the U250 with configs/flows/resnet18-u250-svd.yaml: larger
+// ResNet-18 on the U250 with configs/designs/resnet18-u250-svd.yaml: larger
 // than one SLR's share. At the flow's budget (0.9: 11,058 DSPs of the four
 // SLRs' 11,508) no cut along the pipeline fits; at 0.75 one does.
 arch::Design resnet18_u250_svd(double budget = 0.75) {
-  arch::Design d = arch::load_design(std::string(MIXTD_SOURCE_DIR) + "/configs/flows/resnet18-u250-svd.yaml");
+  arch::Design d = arch::load_design(std::string(MIXTD_SOURCE_DIR) + "/configs/designs/resnet18-u250-svd.yaml");
   d.device_spec = "u250";
   d.device = arch::load_device("u250");
   d.clock_mhz = d.device.clock_mhz;

@@ -211,7 +211,7 @@ TEST(RtlNetwork, TinyDwNarrowGroupedConvMatchesGoldenAndSystemCWords) {
 // Issue 8's network: resnet18-fmnist (width 0.25) with the CPD flow of
 // docs/accuracy.md (CPD engines, grouped SVD layers) on ZC706.
 TEST(RtlNetwork, Resnet18FmnistCpdMatchesGoldenAndSystemC) {
-  arch::Design d = arch::load_design(std::string(MIXTD_SOURCE_DIR) + "/configs/flows/fmnist-cpd.yaml");
+  arch::Design d = arch::load_design(std::string(MIXTD_SOURCE_DIR) + "/configs/designs/fmnist-cpd.yaml");
   d.device_spec = "zc706";
   d.device = arch::load_device("zc706");
   d.clock_mhz = d.device.clock_mhz;

@@ -35,7 +35,7 @@ constexpr std::int64_t kCalibration = 16;  // `mixtd accuracy --calib`'s default
 
 // The mild flow's τ on the trained network, solved for the ZC706.
 arch::Design trained_design() {
-  arch::Design flow = arch::load_design(std::string(MIXTD_SOURCE_DIR) + "/configs/flows/fmnist-mild.yaml");
+  arch::Design flow = arch::load_design(std::string(MIXTD_SOURCE_DIR) + "/configs/designs/fmnist-mild.yaml");
   arch::Design d = arch::make_design(net::load_network(kOnnx, false), kOnnx, arch::load_device("zc706"), "zc706");
   for (const auto& [name, m] : flow.layers) d.layers.at(name).tau = m.tau;
   for (auto& [name, m] : d.layers) m.stages.assign(d.geometry(*d.network.find(name)).stages.size(), arch::Psi{});

@@ -57,7 +57,7 @@ void load_for_accuracy(const std::string& spec, const std::string& weights, net:
     if (!weights.empty()) {
       net = with_weights(d.network, weights);
     } else {
-      net = net::load_network(d.network_spec, true);
+      net = net::load_network(d.network_path(), true);
       require(net.same_structure(d.network), spec + ": network '" + d.network_spec + "' did not load as the design's");
     }
   } else {
@@ -99,7 +99,7 @@ Run add_accuracy(CLI::App& app) {
       "pair, a flat image folder) is the search and the test set at once.\n\n"
       "Examples:\n"
       "  mixtd accuracy configs/networks/resnet18-fmnist-w0.25.onnx --full\n"
-      "  mixtd accuracy configs/flows/fmnist-medium.yaml --weights configs/networks/resnet18-fmnist-w0.25.onnx\n"
+      "  mixtd accuracy configs/designs/fmnist-medium.yaml --weights configs/networks/resnet18-fmnist-w0.25.onnx\n"
       "  mixtd accuracy resnet18.onnx --dataset npy:images.npy,labels.npy --full --float   # docs/data.md\n"
       "  mixtd accuracy resnet18.onnx --dataset imagefolder:imagenet --batch 128           # DIR/train, DIR/val");
   return [a] {

@@ -50,7 +50,7 @@ Run add_finetune(CLI::App& app) {
       "holds each decomposed layer as the dense product of its factors: decomposing it again with\n"
       "the same SVD τ gives the same layer (CPD: approximately).\n\n"
       "Example:\n"
-      "  mixtd finetune configs/flows/fmnist-medium.yaml --weights configs/networks/resnet18-fmnist-w0.25.onnx \\\n"
+      "  mixtd finetune configs/designs/fmnist-medium.yaml --weights configs/networks/resnet18-fmnist-w0.25.onnx \\\n"
       "      --epochs 1 -o /tmp/medium-ft.onnx");
   return [a] {
     net::Network n;

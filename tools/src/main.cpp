@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
   reg(mixtd::cli::add_dataset);
   reg(mixtd::cli::add_predictor);
   reg(mixtd::cli::add_search);
+  reg(mixtd::cli::add_flow);
 
   try {
     app.parse(argc, argv);

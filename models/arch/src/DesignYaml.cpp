@@ -169,6 +169,7 @@ Design parse_design(const std::string& text, const std::string& source, const fs
     throw Error(c.at(root["device"]) + e.what());
   }
   Design d = make_design(std::move(network), net_spec, std::move(device), dev_spec);
+  d.network_file = resolve(net_spec, base);
   d.name = root["design"] ? as_string(c, root["design"], "'design'") : d.network.name;
   if (root["clock_mhz"]) d.clock_mhz = as_double(c, root["clock_mhz"], "'clock_mhz'");
   if (root["budget"]) d.budget = as_double(c, root["budget"], "'budget'");

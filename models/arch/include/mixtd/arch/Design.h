@@ -58,14 +58,18 @@ struct LayerMapping {
 struct Design {
   std::string name = "design";
   std::string network_spec;  // zoo spec or path, as written in design.yaml
+  // network_spec as a path from here (relative to the design file's folder
+  // once loaded from one): where the weights are read from.
+  std::string network_path() const { return network_file.empty() ? network_spec : network_file; }
+  std::string network_file;  // set by load_design/parse_design; "" = network_spec
   net::Network network;      // loaded from network_spec, shapes inferred
   std::string device_spec;   // device name or path
   Device device;
   double clock_mhz = 200.0;
   double budget = 0.9;  // fraction of the device the solver may use
   net::Bits bits;
-  std::map<std::string, LayerMapping> layers;  // every conv2d and linear layer
-  std::int64_t fifo_depth = 4;                 // default stream FIFO depth, in beats
+  std::map<std::string, LayerMapping> layers;       // every conv2d and linear layer
+  std::int64_t fifo_depth = 4;                      // default stream FIFO depth, in beats
   std::map<std::string, std::int64_t> fifo_depths;  // per-stream overrides (see Graph.h for names)
 
   // The stage shapes of a conv/linear layer under its τ.

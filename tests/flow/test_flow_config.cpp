@@ -1,0 +1,99 @@
+// FLOW.yaml (issue 23): every mistake is one line "FILE:LINE: …" naming the
+// key and the value, and what would be legal; the shipped flows and the
+// --help example load.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "mixtd/flow/FlowConfig.h"
+#include "mixtd/flow/Steps.h"
+#include "mixtd/support/Error.h"
+
+namespace {
+
+using namespace mixtd;
+namespace fs = std::filesystem;
+using testing::HasSubstr;
+
+fs::path dir() {
+  const fs::path d = fs::temp_directory_path() / ("mixtd_flow_config_" + std::to_string(::getpid()));
+  fs::create_directories(d);
+  return d;
+}
+
+std::string error_of(const std::string& yaml) {
+  const fs::path f = dir() / "flow.yaml";
+  std::ofstream(f) << yaml;
+  try {
+    flow::load_flow(f);
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+    return m;
+  }
+  return "(loaded)";
+}
+
+const std::string kBase = "network: tiny\ndevice: zc706\ntarget_fps: 1000\n";
+
+TEST(FlowConfig, MistakesNameFileLineKeyAndValue) {
+  EXPECT_THAT(error_of(kBase + "serach: {population: 3}\n"),
+              HasSubstr("flow.yaml:4: unknown key 'serach' in the flow (legal: name, network,"));
+  EXPECT_THAT(error_of(kBase + "search: {population: many}\n"),
+              HasSubstr("flow.yaml:4: search.population must be an integer, got 'many'"));
+  EXPECT_THAT(error_of(kBase + "search: {population: 1}\n"),
+              HasSubstr("flow.yaml:4: search.population = 1: legal 2 .. 10000"));
+  EXPECT_THAT(error_of(kBase + "search: {oracle: psychic}\n"),
+              HasSubstr("search.oracle = 'psychic': legal macs | analytical | forest | systemc"));
+  EXPECT_THAT(error_of("network: tiny\ndevice: zc706\ntarget_fps: [1]\n"),
+              HasSubstr("flow.yaml:3: target_fps must be a number, got a list"));
+  EXPECT_THAT(error_of("network: tiny\ndevice: zc706\ntarget_fps: 1e12\n"),
+              HasSubstr("flow.yaml:3: target_fps = 1e12: legal"));
+  EXPECT_THAT(error_of("network: tiny\ndevice: zc7060\ntarget_fps: 10\n"),
+              HasSubstr("flow.yaml:2: device: unknown device 'zc7060'"));
+  EXPECT_THAT(error_of(kBase + "weights: gone.onnx\n"), HasSubstr("flow.yaml:4: weights 'gone.onnx': no such file"));
+  EXPECT_THAT(error_of("network: nets/none.onnx\ndevice: zc706\ntarget_fps: 10\n"),
+              HasSubstr("flow.yaml:1: network 'nets/none.onnx': no such file"));
+  EXPECT_THAT(error_of(kBase + "budget: 0.5\nbudget: 0.6\n"),
+              HasSubstr("flow.yaml:5: 'budget' given twice in the flow"));
+  EXPECT_THAT(error_of("network: tiny\ndevice: zc706\n"), HasSubstr("flow.yaml:1: missing 'target_fps'"));
+  EXPECT_THAT(error_of(kBase + "search: {accuracy: top1}\n"), HasSubstr("search.accuracy top1 needs a 'dataset'"));
+  EXPECT_THAT(error_of(kBase + "dataset: fmnist\ncosim: {frames: 2, stall: 0.1}\n"),
+              HasSubstr("flow.yaml:5: unknown key 'stall' in cosim (legal: frames)"));
+  EXPECT_THAT(error_of("- network\n"), HasSubstr("flow.yaml:1: a flow is a mapping"));
+  EXPECT_THAT(error_of("network: [tiny\n"), HasSubstr("flow.yaml:"));
+}
+
+TEST(FlowConfig, ShippedFlowsAndTheHelpExampleLoad) {
+  for (const auto& e : fs::directory_iterator(fs::path(MIXTD_SOURCE_DIR) / "configs/flows")) {
+    const flow::FlowConfig c = flow::load_flow(e.path());
+    EXPECT_FALSE(c.name.empty()) << e.path();
+    EXPECT_EQ(flow::plan_steps(c).size() + 1, flow::step_names().size()) << e.path();
+  }
+  // The example names ../networks/…: put it where that resolves.
+  const fs::path root = dir() / "example";
+  fs::create_directories(root / "flows");
+  fs::remove(root / "networks");
+  fs::create_directory_symlink(fs::path(MIXTD_SOURCE_DIR) / "configs/networks", root / "networks");
+  std::ofstream(root / "flows/example.yaml") << flow::example_flow();
+  const flow::FlowConfig c = flow::load_flow(root / "flows/example.yaml");
+  EXPECT_EQ(c.name, "my-flow");
+  EXPECT_EQ(c.search.generations, 3);
+}
+
+TEST(FlowConfig, PathsAreRelativeToTheFlow) {
+  const fs::path root = dir() / "rel";
+  fs::create_directories(root / "sub");
+  std::ofstream(root / "w.onnx") << "x";
+  std::ofstream(root / "sub/flow.yaml") << kBase << "weights: ../w.onnx\ndataset: npy:../x.npy,../y.npy\n";
+  const flow::FlowConfig c = flow::load_flow(root / "sub/flow.yaml");
+  EXPECT_EQ(c.weights, (root / "w.onnx").lexically_normal().string());
+  EXPECT_EQ(c.dataset,
+            "npy:" + (root / "x.npy").lexically_normal().string() + "," + (root / "y.npy").lexically_normal().string());
+  fs::remove_all(dir());
+}
+
+}  // namespace
