@@ -38,7 +38,8 @@ inline Num budget_pct(double used, const Num& available, const Num& budget) {
   return 100 * used / (*available * *budget);
 }
 
-// The interval (cycles per frame) at which the pipeline meets the FPS target.
+// The cycles per frame the FPS target allows (clock / target): the interval
+// the pipeline needs for peak FPS; at batch 1 the whole latency must fit.
 inline Num target_interval_cycles(const Header& h) {
   if (!h.clock_mhz || !h.fps_target || !(*h.fps_target > 0)) return std::nullopt;
   return *h.clock_mhz * 1e6 / *h.fps_target;

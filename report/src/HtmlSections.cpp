@@ -59,7 +59,10 @@ std::string layers_section(const FlowReport& r) {
   std::string s = heading("layers", "Per layer");
   if (r.layers.empty()) return s + not_run();
   const Num target = derived::target_interval_cycles(r.header);
-  if (target) s += p("interval for the FPS target (cycles per frame)", format_number(*target));
+  // clock / target FPS: the cycles a frame may take at the target. At batch 1
+  // the whole latency must fit in it, so every layer's interval is far below.
+  if (target)
+    s += p("clock / target FPS (cycles per frame; at batch 1 the latency must fit in it)", format_number(*target));
   std::vector<std::string> names;
   BarSeries cycles{"interval", kBlue, {}};
   for (const auto& l : r.layers) {
@@ -68,7 +71,7 @@ std::string layers_section(const FlowReport& r) {
     cycles.colours.push_back(l.bottleneck ? kRed : "");
   }
   std::vector<BarLine> lines;
-  if (target) lines.push_back({"target interval", kOrange, *target});
+  if (target) lines.push_back({"clock / target FPS", kOrange, *target});
   s += figure(bars_svg("Cycles per frame per layer (red: bottleneck)", names, {cycles}, lines, "cycles per frame"));
   s += layer_resources_figure(r, names);
   s += "<table>\n" + head_row({"#", "layer", "type", "τ", "g1", "g2", "rank", "MACs ratio", "params ratio", "cycles",
