@@ -53,16 +53,24 @@ void write_file_atomic(const fs::path& path, const std::function<void(std::ostre
   std::error_code ec;
   fs::rename(tmp, path, ec);
   if (ec) {
-    fs::remove(tmp, ec);
-    throw Error("cannot replace '" + path.string() + "': " + ec.message());
+    // The reason first: removing the temporary reuses (and clears) `ec`.
+    std::error_code isdir;
+    const std::string why =
+        fs::is_directory(path, isdir) ? "it is a directory (remove it or write elsewhere)" : ec.message();
+    std::error_code ignored;
+    fs::remove(tmp, ignored);
+    throw Error("cannot replace '" + path.string() + "': " + why);
   }
 }
 
 void write_file_atomic(const fs::path& path, std::string_view bytes) {
-  write_file_atomic(path, [&](std::ostream& out) { out.write(bytes.data(), static_cast<std::streamsize>(bytes.size())); });
+  write_file_atomic(path,
+                    [&](std::ostream& out) { out.write(bytes.data(), static_cast<std::streamsize>(bytes.size())); });
 }
 
 std::string read_file(const fs::path& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw Error("cannot read '" + path.string() + "': it is a directory, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("cannot open '" + path.string() + "': " + std::strerror(errno));
   std::ostringstream ss;
