@@ -9,6 +9,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -440,6 +441,36 @@ TEST_F(OnnxBadModel, DoubleWeights) {
   EXPECT_THAT(load_error("double.onnx"),
               AllOf(HasSubstr("node 'conv1' (Conv)"), HasSubstr("initializer 'conv1.weight'"), HasSubstr("DOUBLE"),
                     HasSubstr("FLOAT")));
+}
+
+// Issue 24: a NaN or Inf weight is refused at import, naming the file, the
+// initializer and the first bad index (it used to pass convert and solve).
+TEST_F(OnnxBadModel, NonFiniteWeightsNameTheInitializerAndIndex) {
+  const struct {
+    const char* tensor;
+    int index;
+    float value;
+    const char* shown;
+  } cases[] = {
+      {"conv2.weight", 17, NAN, "nan"}, {"conv1.bias", 3, INFINITY, "inf"}, {"fc.weight", 0, -INFINITY, "-inf"}};
+  for (const auto& c : cases) {
+    SetUp();
+    auto* t = initializer_named(model, c.tensor);
+    ASSERT_TRUE(t->has_raw_data()) << c.tensor;
+    std::memcpy(t->mutable_raw_data()->data() + c.index * sizeof(float), &c.value, sizeof(float));
+    EXPECT_THAT(load_error("nonfinite.onnx"),
+                AllOf(HasSubstr(std::string("initializer '") + c.tensor + "'"),
+                      HasSubstr("non-finite value at flat index " + std::to_string(c.index) + " (" + c.shown + ")")))
+        << c.tensor;
+  }
+  // float_data (not raw_data) is checked the same way.
+  SetUp();
+  auto* t = initializer_named(model, "fc.bias");
+  const std::string raw = t->raw_data();
+  t->clear_raw_data();
+  for (std::size_t k = 0; k < raw.size() / sizeof(float); ++k) t->add_float_data(k == 1 ? NAN : 0.5f);
+  EXPECT_THAT(load_error("nonfinite-float-data.onnx"),
+              AllOf(HasSubstr("initializer 'fc.bias'"), HasSubstr("flat index 1 (nan)")));
 }
 
 TEST_F(OnnxBadModel, WeightShapeMismatchNamesTheLayer) {

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <limits>
 
 #include "mixtd/net/Load.h"
 #include "mixtd/net/WeightsFile.h"
@@ -12,6 +13,7 @@
 
 namespace fs = std::filesystem;
 using mixtd::net::parse_yaml;
+using testing::AllOf;
 using testing::HasSubstr;
 
 namespace {
@@ -60,8 +62,8 @@ const char* kHeader =
     "layers:\n";
 
 TEST(YamlErrors, WrongType) {
-  const std::string e = error_of(std::string(kHeader) +
-                                 "  - {name: c1, kind: conv2d, input: input, out_channels: many, kernel: 3}\n");
+  const std::string e =
+      error_of(std::string(kHeader) + "  - {name: c1, kind: conv2d, input: input, out_channels: many, kernel: 3}\n");
   EXPECT_THAT(e, HasSubstr("bad.yaml:4:"));
   EXPECT_THAT(e, HasSubstr("layer 'c1'"));
   EXPECT_THAT(e, HasSubstr("'out_channels' must be an integer, got 'many'"));
@@ -145,6 +147,44 @@ TEST(WeightsFile, CorruptAndMismatchedFilesAreRefused) {
   } catch (const mixtd::Error& e) {
     EXPECT_THAT(e.what(), HasSubstr("elements but layer"));
   }
+}
+
+// Issue 24: a key given twice is refused with both lines (yaml-cpp keeps
+// both, so one of them was silently ignored).
+TEST(YamlErrors, DuplicateKeysGiveBothLines) {
+  EXPECT_THAT(error_of("network: t\nnetwork: u\ninput: {shape: [3, 8, 8]}\nlayers: []\n"),
+              HasSubstr("bad.yaml:2: 'network' given twice (first at line 1)"));
+  EXPECT_THAT(error_of(std::string(kHeader) + "  - {name: c1, kind: conv2d, input: input, out_channels: 4, kernel: 3,\n"
+                                              "     out_channels: 8}\n"),
+              HasSubstr("bad.yaml:5: 'out_channels' given twice (first at line 4)"));
+  EXPECT_THAT(error_of("network: t\ninput: {shape: [3, 8, 8], shape: [3, 4, 4]}\nlayers: []\n"),
+              HasSubstr("bad.yaml:2: 'shape' given twice (first at line 2)"));
+  EXPECT_THAT(error_of(std::string(kHeader) + "  - {name: b, kind: batchnorm, input: input, eps: .nan}\n"),
+              HasSubstr("bad.yaml:4: layer 'b': 'eps' must be a finite number, got '.nan'"));
+}
+
+// A NaN/Inf in a .weights sidecar is refused naming the file, the tensor and
+// the index; so is a sidecar that is a directory.
+TEST(WeightsFile, NonFiniteValuesAndDirectoriesAreRefused) {
+  auto net = mixtd::net::build_zoo("tiny", true);
+  net.find("conv2")->weight[5] = std::numeric_limits<float>::quiet_NaN();
+  const fs::path p = scratch_dir() / "nan.weights";
+  mixtd::net::save_weights(net, p);
+  auto shape_only = mixtd::net::build_zoo("tiny");
+  EXPECT_THAT(
+      [&] { mixtd::net::load_weights(shape_only, p); },
+      testing::ThrowsMessage<mixtd::Error>(AllOf(HasSubstr("'" + p.string() + "'"), HasSubstr("tensor 'conv2.weight'"),
+                                                 HasSubstr("non-finite value at flat index 5 (nan)"))));
+  const fs::path dir = scratch_dir() / "dir.weights";
+  fs::create_directories(dir);
+  EXPECT_THAT([&] { mixtd::net::load_weights(shape_only, dir); },
+              testing::ThrowsMessage<mixtd::Error>(HasSubstr("'" + dir.string() + "': it is a directory")));
+  // convert -o p1.yaml where p1.weights is a directory: the reason, not "Success".
+  const fs::path yaml = scratch_dir() / "dir.yaml";
+  EXPECT_THAT(
+      [&] { mixtd::net::save_yaml(mixtd::net::build_zoo("tiny", true), yaml); },
+      testing::ThrowsMessage<mixtd::Error>(AllOf(HasSubstr("cannot replace '" + dir.string() + "': it is a directory"),
+                                                 testing::Not(HasSubstr("Success")))));
 }
 
 TEST(Load, UnknownFileType) {

@@ -13,6 +13,7 @@
 #include <bit>
 #include <cctype>
 #include <climits>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <deque>
@@ -354,12 +355,25 @@ class Importer {
              std::to_string(un * sizeof(float)) + " for shape " + ints_str(dims_of(t)));
       std::vector<float> out(un);
       if (n > 0) std::memcpy(out.data(), t.raw_data().data(), un * sizeof(float));
-      return out;
+      return finite(name, role, std::move(out));
     }
     if (static_cast<std::size_t>(t.float_data_size()) != un)
       fail(tensor_label(name) + " has " + std::to_string(t.float_data_size()) + " values, expected " +
            std::to_string(n) + " for shape " + ints_str(dims_of(t)));
-    return {t.float_data().begin(), t.float_data().end()};
+    return finite(name, role, {t.float_data().begin(), t.float_data().end()});
+  }
+
+  // NaN or Inf in a weight would pass every later step and poison every
+  // output (or fail an SVD far from here): refused at import.
+  std::vector<float> finite(const std::string& name, const char* role, std::vector<float> v) const {
+    for (std::size_t k = 0; k < v.size(); ++k)
+      if (!std::isfinite(v[k]))
+        fail(tensor_label(name) + " (" + role + ") has a non-finite value at flat index " + std::to_string(k) + " (" +
+             (std::isnan(v[k]) ? "nan"
+              : v[k] > 0       ? "inf"
+                               : "-inf") +
+             "); weights must be finite");
+    return v;
   }
 
   std::vector<std::int64_t> int64s(int i, const char* role) const {

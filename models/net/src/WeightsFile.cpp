@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <cmath>
 #include <cstring>
 #include <map>
 
@@ -67,8 +68,8 @@ void save_weights(const Network& net, const std::filesystem::path& path) {
       out.append(reinterpret_cast<const char*>(data->data()), data->size() * sizeof(float));
     }
   }
-  const auto crc = static_cast<std::uint32_t>(
-      crc32(0L, reinterpret_cast<const Bytef*>(out.data()), static_cast<uInt>(out.size())));
+  const auto crc =
+      static_cast<std::uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>(out.data()), static_cast<uInt>(out.size())));
   put<std::uint32_t>(out, crc);
   write_file_atomic(path, out);
 }
@@ -81,8 +82,8 @@ void load_weights(Network& net, const std::filesystem::path& path) {
   const std::size_t body = data.size() - 4;
   std::uint32_t stored_crc;
   std::memcpy(&stored_crc, data.data() + body, 4);
-  const auto crc = static_cast<std::uint32_t>(
-      crc32(0L, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(body)));
+  const auto crc =
+      static_cast<std::uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(body)));
   require(crc == stored_crc, "'" + file + "': weights file is corrupt or truncated (CRC mismatch)");
 
   std::map<std::string, std::pair<Layer*, std::vector<float>*>> slots;
@@ -118,6 +119,13 @@ void load_weights(Network& net, const std::filesystem::path& path) {
     auto& dst = *it->second.second;
     dst.resize(static_cast<std::size_t>(n));
     std::memcpy(dst.data(), data.data() + r.pos, static_cast<std::size_t>(n) * sizeof(float));
+    for (std::size_t k = 0; k < dst.size(); ++k)
+      require(std::isfinite(dst[k]), "'" + file + "': tensor '" + name + "' has a non-finite value at flat index " +
+                                         std::to_string(k) + " (" +
+                                         (std::isnan(dst[k]) ? "nan"
+                                          : dst[k] > 0       ? "inf"
+                                                             : "-inf") +
+                                         "); weights must be finite");
     r.pos += static_cast<std::size_t>(n) * sizeof(float);
   }
   require(r.pos == body, "'" + file + "': trailing bytes after the last tensor");

@@ -2,11 +2,13 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cmath>
 #include <map>
 #include <set>
 #include <sstream>
 
 #include "mixtd/net/WeightsFile.h"
+#include "mixtd/net/YamlKeys.h"
 #include "mixtd/support/AtomicFile.h"
 #include "mixtd/support/Error.h"
 
@@ -51,11 +53,11 @@ double as_double(const Ctx& c, const YAML::Node& n, const std::string& what) {
       const std::string& s = n.Scalar();
       std::size_t used = 0;
       const double v = std::stod(s, &used);
-      if (used == s.size()) return v;
+      if (used == s.size() && std::isfinite(v)) return v;
     }
   } catch (const std::exception&) {
   }
-  throw Error(c.at(n) + what + " must be a number, got " + describe(n));
+  throw Error(c.at(n) + what + " must be a finite number, got " + describe(n));
 }
 
 bool as_bool(const Ctx& c, const YAML::Node& n, const std::string& what) {
@@ -75,8 +77,9 @@ std::string as_name(const Ctx& c, const YAML::Node& n, const std::string& what) 
 // `kernel: 3` or `kernel: [3, 5]` (height, width).
 std::pair<std::int64_t, std::int64_t> as_pair(const Ctx& c, const YAML::Node& n, const std::string& what) {
   if (n.IsSequence()) {
-    if (n.size() != 2) throw Error(c.at(n) + what + " must be one integer or [height, width], got a list of " +
-                                   std::to_string(n.size()));
+    if (n.size() != 2)
+      throw Error(c.at(n) + what + " must be one integer or [height, width], got a list of " +
+                  std::to_string(n.size()));
     return {as_int(c, n[0], what), as_int(c, n[1], what)};
   }
   const std::int64_t v = as_int(c, n, what);
@@ -100,7 +103,8 @@ const std::map<LayerKind, std::set<std::string>>& legal_keys() {
 }
 
 Layer parse_layer(const Ctx& c, const YAML::Node& n, std::size_t index) {
-  if (!n.IsMap()) throw Error(c.at(n) + "layer #" + std::to_string(index + 1) + " must be a mapping, got " + describe(n));
+  if (!n.IsMap())
+    throw Error(c.at(n) + "layer #" + std::to_string(index + 1) + " must be a mapping, got " + describe(n));
   Layer l;
   if (!n["name"]) throw Error(c.at(n) + "layer #" + std::to_string(index + 1) + " has no 'name'");
   l.name = as_name(c, n["name"], "'name'");
@@ -117,9 +121,8 @@ Layer parse_layer(const Ctx& c, const YAML::Node& n, std::size_t index) {
     if (key == "name" || key == "kind" || key == "input" || key == "inputs") continue;
     if (!legal.count(key)) {
       std::vector<std::string> names(legal.begin(), legal.end());
-      throw Error(c.at(kv.first) + who + "unknown key '" + key + "' for kind " + kind +
-                  " (legal: name, kind, input" + (l.kind == LayerKind::Add ? "s" : "") +
-                  (names.empty() ? std::string() : ", " + join(names)) + ")");
+      throw Error(c.at(kv.first) + who + "unknown key '" + key + "' for kind " + kind + " (legal: name, kind, input" +
+                  (l.kind == LayerKind::Add ? "s" : "") + (names.empty() ? std::string() : ", " + join(names)) + ")");
     }
   }
 
@@ -184,6 +187,7 @@ Network parse_yaml(std::string_view text, const std::string& source, const fs::p
     throw Error(source + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax error: " + e.msg);
   }
   if (!root.IsMap()) throw Error(source + ":1: expected a mapping with 'network', 'input' and 'layers'");
+  refuse_duplicate_keys(root, source);
   for (const auto& kv : root) {
     const std::string key = kv.first.as<std::string>();
     if (key != "network" && key != "input" && key != "layers" && key != "weights")
