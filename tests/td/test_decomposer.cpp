@@ -4,6 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "TdTestUtil.h"
 #include "mixtd/support/Error.h"
 #include "mixtd/support/Rng.h"
@@ -12,9 +14,10 @@
 namespace mixtd::td {
 namespace {
 
-using ::testing::HasSubstr;
+using ::testing::AllOf;
 using testing::conv2d;
 using testing::ConvSpec;
+using ::testing::HasSubstr;
 using testing::make_conv;
 using testing::rel_diff;
 
@@ -121,8 +124,8 @@ TEST(Decomposer, CpdSpreadsLambdaEvenlyOverTheStages) {
 
 // Runs every chunk's stage chain on its input group and sums the partials of
 // each output group, then adds the bias: the dataflow SPEC describes.
-std::vector<float> run_decomposed(const DecomposedLayer& d, const std::vector<float>& x, std::int64_t h,
-                                  std::int64_t w, std::int64_t* oh, std::int64_t* ow) {
+std::vector<float> run_decomposed(const DecomposedLayer& d, const std::vector<float>& x, std::int64_t h, std::int64_t w,
+                                  std::int64_t* oh, std::int64_t* ow) {
   const LayerGeometry& g = d.geometry;
   std::vector<float> out;
   for (const ChunkFactors& f : d.chunks) {
@@ -222,12 +225,12 @@ TEST(Decomposer, IllegalTauThrowsNamingTheLayer) {
   const auto layer = make_conv({.name = "res3a", .c = 6, .n = 4, .kh = 3, .kw = 3});
   Decomposer dec(layer);
   const std::int64_t bound = rank_bound(layer, TdType::SvdFilter, 1, 1);
-  for (const Tau& bad : {Tau{TdType::SvdFilter, 3, 1, 1},            // 3 ∤ 4 outputs
-                         Tau{TdType::SvdSpatial, 1, 4, 1},           // 4 ∤ 6 inputs
-                         Tau{TdType::SvdFilter, 1, 1, 0},            // rank 0
-                         Tau{TdType::SvdFilter, 1, 1, bound + 1},    // above the bound
-                         Tau{TdType::Cpd, 1, 1, 1000},               // above the CPD bound
-                         Tau{TdType::None, 2, 1, 0}}) {              // grouping without decomposition
+  for (const Tau& bad : {Tau{TdType::SvdFilter, 3, 1, 1},          // 3 ∤ 4 outputs
+                         Tau{TdType::SvdSpatial, 1, 4, 1},         // 4 ∤ 6 inputs
+                         Tau{TdType::SvdFilter, 1, 1, 0},          // rank 0
+                         Tau{TdType::SvdFilter, 1, 1, bound + 1},  // above the bound
+                         Tau{TdType::Cpd, 1, 1, 1000},             // above the CPD bound
+                         Tau{TdType::None, 2, 1, 0}}) {            // grouping without decomposition
     SCOPED_TRACE(bad.str());
     expect_error_naming([&] { dec.decompose(bad); }, "res3a");
     expect_error_naming([&] { dec.relative_error(bad); }, "res3a");
@@ -236,6 +239,23 @@ TEST(Decomposer, IllegalTauThrowsNamingTheLayer) {
   Decomposer pw(pointwise);
   expect_error_naming([&] { pw.decompose({TdType::Cpd, 1, 1, 1}); }, "proj");
   EXPECT_NO_THROW(pw.decompose({TdType::SvdFilter, 1, 1, 2}));
+}
+
+// Issue 24: a layer without weights says how a network gets them; a NaN or
+// Inf weight is refused naming the layer and index, not as a failed SVD.
+TEST(Decomposer, MissingAndNonFiniteWeightsNameTheLayer) {
+  auto bare = make_conv({.name = "conv2"});
+  bare.weight.clear();
+  EXPECT_THAT(
+      [&] { Decomposer d(bare); },
+      ::testing::ThrowsMessage<Error>(AllOf(HasSubstr("layer 'conv2' has no weights"), HasSubstr("'weights:' line"))));
+  for (const float bad : {NAN, INFINITY}) {
+    auto layer = make_conv({.name = "conv3", .c = 4, .n = 4, .kh = 3, .kw = 3});
+    layer.weight[7] = bad;
+    EXPECT_THAT([&] { Decomposer d(layer); },
+                ::testing::ThrowsMessage<Error>(AllOf(HasSubstr("layer 'conv3': weight at flat index 7 is"),
+                                                      HasSubstr("decomposition needs finite weights"))));
+  }
 }
 
 TEST(Decomposer, RejectsLayersItCannotDecompose) {

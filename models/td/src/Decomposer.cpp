@@ -61,8 +61,8 @@ struct Decomposer::Impl {
     CpdResult result;
     double norm2 = 0.0;  // ||chunk||², to turn its relative error into the layer's
   };
-  using SvdKey = std::tuple<TdType, std::int64_t, std::int64_t>;                 // (reshape, g1, g2)
-  using CpKey = std::tuple<std::int64_t, std::int64_t, std::int64_t>;            // (g1, g2, rank)
+  using SvdKey = std::tuple<TdType, std::int64_t, std::int64_t>;       // (reshape, g1, g2)
+  using CpKey = std::tuple<std::int64_t, std::int64_t, std::int64_t>;  // (g1, g2, rank)
 
   net::Layer layer;  // a copy, weights included: the caches outlive the caller's network
   CpdOptions cpd;
@@ -84,8 +84,14 @@ struct Decomposer::Impl {
     if (fresh) {
       for (std::int64_t a = 0; a < t.g1; ++a)
         for (std::int64_t b = 0; b < t.g2; ++b) {
-          it->second.push_back(detail::chunk_svd(chunk(t, a, b), t.type, n() / t.g1, c() / t.g2, layer.conv.kh,
-                                                 layer.conv.kw));
+          try {
+            it->second.push_back(
+                detail::chunk_svd(chunk(t, a, b), t.type, n() / t.g1, c() / t.g2, layer.conv.kh, layer.conv.kw));
+          } catch (const Error& e) {
+            svds.erase(it);  // not a half-filled cache entry
+            throw Error(who(layer) + ", τ = " + t.str() + ", chunk (" + std::to_string(a) + ", " + std::to_string(b) +
+                        "): " + e.what());
+          }
           ++svds_computed;
         }
     }
@@ -116,9 +122,17 @@ Decomposer::Decomposer(const net::Layer& conv, CpdOptions cpd) : impl_(std::make
   require(conv.conv.groups == 1, who(conv) + " is a grouped conv (groups = " + std::to_string(conv.conv.groups) +
                                      "); the decomposer takes dense convs only");
   require(conv.in_shape.c > 0, who(conv) + ": shapes not inferred");
-  require(conv.has_weights() && static_cast<std::int64_t>(conv.weight.size()) == conv.expected_weight_size(),
+  require(!conv.weight.empty(),
+          who(conv) +
+              " has no weights: its network was loaded without them (a network .yaml names its weights "
+              "file on a 'weights:' line, e.g. written by `mixtd convert NET -o net.yaml`; an .onnx "
+              "model carries them; a zoo network generates them)");
+  require(static_cast<std::int64_t>(conv.weight.size()) == conv.expected_weight_size(),
           who(conv) + " has " + std::to_string(conv.weight.size()) + " weights, expected " +
               std::to_string(conv.expected_weight_size()));
+  for (std::size_t k = 0; k < conv.weight.size(); ++k)
+    require(std::isfinite(conv.weight[k]), who(conv) + ": weight at flat index " + std::to_string(k) + " is " +
+                                               std::to_string(conv.weight[k]) + "; decomposition needs finite weights");
   require(conv.bias.empty() || static_cast<std::int64_t>(conv.bias.size()) == conv.conv.out_channels,
           who(conv) + " has " + std::to_string(conv.bias.size()) + " biases, expected " +
               std::to_string(conv.conv.out_channels));
