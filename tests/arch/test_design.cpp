@@ -46,7 +46,8 @@ TEST(Design, YamlRoundTrip) {
   d.fifo_depth = 8;
   d.fifo_depths["conv1/stage0->add1"] = 300;
   d.layers["conv2"] = LayerMapping{Tau{TdType::SvdFilter, 2, 4, 8}, {Psi{1, 2, 3}, Psi{2, 8, 1}}};
-  d.layers["conv4"] = LayerMapping{Tau{TdType::Cpd, 1, 1, 12}, {Psi{2, 4, 1}, Psi{4, 4, 3}, Psi{2, 2, 1}, Psi{4, 8, 1}}};
+  d.layers["conv4"] =
+      LayerMapping{Tau{TdType::Cpd, 1, 1, 12}, {Psi{2, 4, 1}, Psi{4, 4, 3}, Psi{2, 2, 1}, Psi{4, 8, 1}}};
   d.layers["fc"].stages[0] = Psi{8, 5, 1};
   validate(d);
   const fs::path p = scratch("d.yaml");
@@ -126,9 +127,9 @@ TEST(DesignErrors, IllegalPListsLegalValues) {
 }
 
 TEST(DesignErrors, WrongStageCount) {
-  EXPECT_THAT(error_of(std::string(kHead) +
-                       "layers:\n  conv2: {tau: {type: cpd, rank: 4}, stages: [[1, 1, 1], [1, 1, 1]]}\n"),
-              HasSubstr("cpd has 4 stage(s), got 2"));
+  EXPECT_THAT(
+      error_of(std::string(kHead) + "layers:\n  conv2: {tau: {type: cpd, rank: 4}, stages: [[1, 1, 1], [1, 1, 1]]}\n"),
+      HasSubstr("cpd has 4 stage(s), got 2"));
 }
 
 TEST(DesignErrors, BadTauAndUnknownLayer) {
@@ -141,8 +142,61 @@ TEST(DesignErrors, BadTauAndUnknownLayer) {
 }
 
 TEST(DesignErrors, FifoDepthZero) {
-  EXPECT_THAT(error_of(std::string(kHead) + "fifo_depth: 0\n"), HasSubstr("fifo_depth must be at least 1"));
-  EXPECT_THAT(error_of(std::string(kHead) + "fifo_depths: {a->b: 0}\n"), HasSubstr("FIFO 'a->b' has depth 0"));
+  EXPECT_THAT(error_of(std::string(kHead) + "fifo_depth: 0\n"), HasSubstr("bad.yaml:3: 'fifo_depth' = 0: legal 1 .. "));
+  EXPECT_THAT(error_of(std::string(kHead) + "fifo_depths: {a->b: 0}\n"),
+              HasSubstr("bad.yaml:3: FIFO 'a->b' depth = 0: legal 1 .. "));
+}
+
+// Issue 24: every bad value is one line with the file, the line, the value
+// and what would be legal — never a bad_alloc, a 4 GB simulation, "inf FPS"
+// or RTL for a design that cannot exist.
+TEST(DesignErrors, BoundsAndDuplicatesNameTheLineAndTheLegalValues) {
+  // zcu102: 1824 BRAM18 of 18432 bits, no URAM; 8-bit words.
+  const std::string cap = std::to_string(1824 * 18432 / 8);
+  const struct {
+    std::string yaml, message;
+  } cases[] = {
+      {"clock_mhz: 200\nclock_mhz: 300\n", "bad.yaml:4: 'clock_mhz' given twice (first at line 3)"},
+      {"layers:\n  conv2: {tau: none}\n  conv2: {tau: none}\n", "bad.yaml:5: 'conv2' given twice (first at line 4)"},
+      {"layers:\n  conv2: {tau: none, tau: none}\n", "bad.yaml:4: 'tau' given twice (first at line 4)"},
+      {"fifo_depth: 99999999999999\n", "bad.yaml:3: 'fifo_depth' = 99999999999999: legal 1 .. " + cap + " beats"},
+      {"fifo_depth: 2147483648\n", "'fifo_depth' = 2147483648: legal 1 .. " + cap + " beats (device 'zcu102'"},
+      {"fifo_depth: 99999999999999999999999\n", "bad.yaml:3: 'fifo_depth' must be an integer"},
+      {"fifo_depths: {host_in->conv1/stage0: 2147483648}\n",
+       "bad.yaml:3: FIFO 'host_in->conv1/stage0' depth = 2147483648: legal 1 .. " + cap},
+      {"fifo_depths: {conv1->nowhere: 8}\n", "bad.yaml:3: 'fifo_depths': no stream 'conv1->nowhere' in this design"},
+      {"clock_mhz: 1e308\n", "bad.yaml:3: 'clock_mhz' = 1e308: legal 1 .. 1000 MHz"},
+      {"clock_mhz: 0\n", "bad.yaml:3: 'clock_mhz' = 0: legal 1 .. 1000 MHz"},
+      {"clock_mhz: 1e999\n", "bad.yaml:3: 'clock_mhz' must be a finite number, got '1e999'"},
+      {"clock_mhz: .nan\n", "bad.yaml:3: 'clock_mhz' must be a finite number, got '.nan'"},
+      {"clock_mhz: nan\n", "bad.yaml:3: 'clock_mhz' must be a finite number, got 'nan'"},
+      {"budget: inf\n", "bad.yaml:3: 'budget' must be a finite number, got 'inf'"},
+      {"budget: 1.5\n", "bad.yaml:3: 'budget' = 1.5: legal above 0 and at most 1"},
+      {"bits: {weight: 0}\n", "bad.yaml:3: 'bits.weight' = 0: legal 1 .. 16 bits"},
+      {"bits: {weight: 8, activation: 17}\n", "bad.yaml:3: 'bits.activation' = 17: legal 1 .. 16 bits"},
+      {"bits: {weigth: 8}\n", "bad.yaml:3: unknown key 'weigth' in 'bits' (legal: weight, activation)"},
+  };
+  for (const auto& c : cases) EXPECT_THAT(error_of(std::string(kHead) + c.yaml), HasSubstr(c.message)) << c.yaml;
+  // An unknown stream lists some real ones.
+  EXPECT_THAT(error_of(std::string(kHead) + "fifo_depths: {conv1->nowhere: 8}\n"), HasSubstr("host_in->conv1/stage0"));
+}
+
+TEST(DesignErrors, AFifoWiderThanTheDeviceIsRefusedAtItsWidth) {
+  // Deep enough for one word a beat, not for the stream's width.
+  Design d = make_design(mixtd::net::build_zoo("tiny"), "tiny", load_device("zcu102"), "zcu102");
+  const std::int64_t one_word = max_fifo_depth(d, 1);
+  d.layers["conv1"].stages[0] = Psi{3, 8, 9};
+  const fs::path p = scratch("wide.yaml");
+  save_design(d, p);
+  std::string text = mixtd::read_file(p);
+  text += "fifo_depths: {conv1/stage0->conv2/stage0: " + std::to_string(one_word) + "}\n";
+  const std::string e = error_of(text);
+  EXPECT_THAT(e, HasSubstr("FIFO 'conv1/stage0->conv2/stage0' depth = " + std::to_string(one_word)));
+  EXPECT_THAT(e, HasSubstr("so at most " + std::to_string(one_word / 8) + " beats fit in device 'zcu102'"));
+  // validate() alone bounds every depth too (designs not read from a file).
+  d.fifo_depth = one_word + 1;
+  EXPECT_THAT([&] { validate(d); },
+              testing::ThrowsMessage<mixtd::Error>(HasSubstr("legal 1 .. " + std::to_string(one_word))));
 }
 
 TEST(DesignErrors, MissingFieldsAndUnknownKeys) {
@@ -150,7 +204,7 @@ TEST(DesignErrors, MissingFieldsAndUnknownKeys) {
   EXPECT_THAT(error_of("network: tiny\n"), HasSubstr("missing 'device'"));
   EXPECT_THAT(error_of(std::string(kHead) + "clok_mhz: 3\n"), HasSubstr("unknown key 'clok_mhz'"));
   EXPECT_THAT(error_of("network: tiny\ndevice: u251\n"), HasSubstr("unknown device 'u251'"));
-  EXPECT_THAT(error_of(std::string(kHead) + "budget: 1.5\n"), HasSubstr("budget must be in (0, 1]"));
+  EXPECT_THAT(error_of(std::string(kHead) + "budget: 1.5\n"), HasSubstr("bad.yaml:3: 'budget' = 1.5: legal"));
 }
 
 TEST(Device, FilesLoadAndMissingFieldsAreNamed) {
@@ -168,8 +222,23 @@ TEST(Device, FilesLoadAndMissingFieldsAreNamed) {
   } catch (const mixtd::Error& e) {
     EXPECT_THAT(e.what(), HasSubstr("x.yaml:2: device file is missing 'resources.ff'"));
   }
-  EXPECT_THAT([] { parse_device("name: x\nresources: {dsp: a, bram18: 1, uram: 0, lut: 1, ff: 1}\nclock_mhz: 1\n", "x.yaml"); },
-              testing::ThrowsMessage<mixtd::Error>(HasSubstr("'resources.dsp' must be a number")));
+  EXPECT_THAT(
+      [] { parse_device("name: x\nresources: {dsp: a, bram18: 1, uram: 0, lut: 1, ff: 1}\nclock_mhz: 1\n", "x.yaml"); },
+      testing::ThrowsMessage<mixtd::Error>(HasSubstr("'resources.dsp' must be a number")));
+  const struct {
+    std::string yaml, message;
+  } cases[] = {
+      {"name: x\nname: y\n", "x.yaml:2: 'name' given twice (first at line 1)"},
+      {"name: x\nresources: {dsp: 1, dsp: 2, bram18: 1, uram: 0, lut: 1, ff: 1}\nclock_mhz: 100\n",
+       "x.yaml:2: 'dsp' given twice (first at line 2)"},
+      {"name: x\nresources: {dsp: .inf, bram18: 1, uram: 0, lut: 1, ff: 1}\nclock_mhz: 100\n",
+       "x.yaml:2: 'resources.dsp' must be a finite number, got .inf"},
+      {"name: x\nresources: {dsp: 1, bram18: 1, uram: 0, lut: 1, ff: 1}\nclock_mhz: 1e308\n",
+       "x.yaml:3: 'clock_mhz' = 1e308: legal 1 .. 1000 MHz"},
+  };
+  for (const auto& c : cases)
+    EXPECT_THAT([&] { parse_device(c.yaml, "x.yaml"); }, testing::ThrowsMessage<mixtd::Error>(HasSubstr(c.message)))
+        << c.yaml;
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include "mixtd/arch/Design.h"
 
 #include <array>
+#include <cmath>
+#include <sstream>
 #include <utility>
 
 #include "mixtd/support/Error.h"
@@ -81,17 +83,35 @@ Design make_design(net::Network network, const std::string& network_spec, Device
 // Every check builds its message only when it fails: validate() runs on
 // every analyse() and solve(), and the messages (legal-value lists) cost far
 // more than the checks.
+std::int64_t max_fifo_depth(const Design& d, std::int64_t width_words) {
+  const double bits =
+      static_cast<double>(std::max<std::int64_t>(1, width_words)) * static_cast<double>(std::max(1, d.bits.activation));
+  return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::floor(memory_bits(d.device) / bits)));
+}
+
 void validate(const Design& d) {
-  if (!(d.clock_mhz > 0))
-    throw Error("design '" + d.name + "': clock_mhz must be positive, got " + std::to_string(d.clock_mhz));
+  if (!(d.clock_mhz >= kMinClockMhz && d.clock_mhz <= kMaxClockMhz)) {
+    std::ostringstream s;
+    s << "design '" << d.name << "': clock_mhz = " << d.clock_mhz << ": legal " << clock_range();
+    throw Error(s.str());
+  }
   if (!(d.budget > 0 && d.budget <= 1.0))
     throw Error("design '" + d.name + "': budget must be in (0, 1], got " + std::to_string(d.budget));
-  if (d.fifo_depth < 1)
-    throw Error("design '" + d.name + "': fifo_depth must be at least 1 beat, got " + std::to_string(d.fifo_depth));
+  if (d.bits.weight < 1 || d.bits.weight > 16 || d.bits.activation < 1 || d.bits.activation > 16)
+    throw Error("design '" + d.name + "': bits = {weight: " + std::to_string(d.bits.weight) +
+                ", activation: " + std::to_string(d.bits.activation) + "}: legal widths 1 .. 16");
+  // The narrowest stream (one word a beat) bounds every depth; parse_design
+  // checks each stream at its own width.
+  const std::int64_t cap = max_fifo_depth(d, 1);
+  auto too_deep = [&](const std::string& what, std::int64_t depth) {
+    return Error("design '" + d.name + "': " + what + " = " + std::to_string(depth) + ": legal 1 .. " +
+                 std::to_string(cap) + " beats (device '" + d.device.name + "' has " +
+                 std::to_string(static_cast<std::int64_t>(memory_bits(d.device))) + " bits of BRAM/URAM, " +
+                 std::to_string(d.bits.activation) + " bits a word)");
+  };
+  if (d.fifo_depth < 1 || d.fifo_depth > cap) throw too_deep("fifo_depth", d.fifo_depth);
   for (const auto& [stream, depth] : d.fifo_depths)
-    if (depth < 1)
-      throw Error("design '" + d.name + "': FIFO '" + stream + "' has depth " + std::to_string(depth) +
-                  "; depths are at least 1 beat");
+    if (depth < 1 || depth > cap) throw too_deep("fifo_depths['" + stream + "']", depth);
   for (const auto& [name, m] : d.layers) {
     const net::Layer* l = d.network.find(name);
     if (l == nullptr)

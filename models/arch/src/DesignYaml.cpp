@@ -2,10 +2,14 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
+#include <sstream>
 
 #include "mixtd/arch/Design.h"
+#include "mixtd/arch/Graph.h"
 #include "mixtd/net/Load.h"
+#include "mixtd/net/YamlKeys.h"
 #include "mixtd/net/Zoo.h"
 #include "mixtd/support/AtomicFile.h"
 #include "mixtd/support/Error.h"
@@ -43,11 +47,21 @@ double as_double(const Ctx& c, const YAML::Node& n, const std::string& what) {
     if (n.IsScalar()) {
       std::size_t used = 0;
       const double v = std::stod(n.Scalar(), &used);
-      if (used == n.Scalar().size()) return v;
+      if (used == n.Scalar().size() && std::isfinite(v)) return v;
     }
   } catch (const std::exception&) {
   }
-  throw Error(c.at(n) + what + " must be a number, got " + show(n));
+  throw Error(c.at(n) + what + " must be a finite number, got " + show(n));
+}
+
+// "FILE:LINE: 'what' = VALUE: legal LO .. HI" unless lo <= v <= hi.
+std::int64_t int_in(const Ctx& c, const YAML::Node& n, const std::string& what, std::int64_t lo, std::int64_t hi,
+                    const std::string& unit = "") {
+  const std::int64_t v = as_int(c, n, what);
+  if (v < lo || v > hi)
+    throw Error(c.at(n) + what + " = " + n.Scalar() + ": legal " + std::to_string(lo) + " .. " + std::to_string(hi) +
+                unit);
+  return v;
 }
 
 std::string as_string(const Ctx& c, const YAML::Node& n, const std::string& what) {
@@ -133,6 +147,43 @@ void parse_weight_memories(const Ctx& c, const YAML::Node& n, const std::string&
     m.stages[k].weight_memory = parse_memory(c, n[k], who + "stage " + std::to_string(k) + ": ");
 }
 
+// Every `fifo_depths` entry names a stream of the design's graph, and no
+// FIFO the file sets (the default depth on every stream, or a stream's own)
+// holds more than the device's block memory at that stream's width.
+void check_streams(const Ctx& c, const YAML::Node& root, const Design& d) {
+  if (!root["fifo_depth"] && !root["fifo_depths"]) return;
+  const Graph g = build_graph(d);
+  auto limit_error = [&](const YAML::Node& at, const std::string& what, std::int64_t depth, const Stream& s) {
+    std::ostringstream m;
+    m << c.at(at) << what << " = " << depth << ": stream '" << s.name << "' is " << s.width << " word(s) of "
+      << d.bits.activation << " bits a beat, so at most " << max_fifo_depth(d, s.width) << " beats fit in device '"
+      << d.device.name << "' (" << static_cast<std::int64_t>(memory_bits(d.device)) << " bits of BRAM/URAM)";
+    return Error(m.str());
+  };
+  if (const auto f = root["fifo_depth"]) {
+    const Stream* widest = nullptr;
+    for (const auto& s : g.streams)
+      if (!d.fifo_depths.count(s.name) && s.depth == d.fifo_depth && (!widest || s.width > widest->width)) widest = &s;
+    if (widest && d.fifo_depth > max_fifo_depth(d, widest->width))
+      throw limit_error(f, "'fifo_depth'", d.fifo_depth, *widest);
+  }
+  if (const auto f = root["fifo_depths"]) {
+    for (const auto& kv : f) {
+      const std::string name = kv.first.Scalar();
+      const auto it = std::find_if(g.streams.begin(), g.streams.end(), [&](const Stream& s) { return s.name == name; });
+      if (it == g.streams.end()) {
+        std::vector<std::string> some;
+        for (std::size_t k = 0; k < g.streams.size() && some.size() < 4; ++k) some.push_back(g.streams[k].name);
+        throw Error(c.at(kv.first) + "'fifo_depths': no stream '" + name + "' in this design (" +
+                    std::to_string(g.streams.size()) + " streams, named <from>-><to>, e.g. " + join(some) +
+                    "; `mixtd simulate DESIGN --all-modules` lists them)");
+      }
+      const std::int64_t depth = d.fifo_depths.at(name);
+      if (depth > max_fifo_depth(d, it->width)) throw limit_error(kv.second, "FIFO '" + name + "' depth", depth, *it);
+    }
+  }
+}
+
 }  // namespace
 
 Design parse_design(const std::string& text, const std::string& source, const fs::path& base) {
@@ -146,6 +197,7 @@ Design parse_design(const std::string& text, const std::string& source, const fs
   if (!root.IsMap()) throw Error(source + ":1: a design is a mapping (network, device, layers, ...)");
   static const std::set<std::string> keys = {"design", "network",    "device",      "clock_mhz", "budget",
                                              "bits",   "fifo_depth", "fifo_depths", "layers"};
+  refuse_duplicate_keys(root, source);
   for (const auto& kv : root) {
     const std::string k = kv.first.as<std::string>();
     if (!keys.count(k))
@@ -171,19 +223,38 @@ Design parse_design(const std::string& text, const std::string& source, const fs
   Design d = make_design(std::move(network), net_spec, std::move(device), dev_spec);
   d.network_file = resolve(net_spec, base);
   d.name = root["design"] ? as_string(c, root["design"], "'design'") : d.network.name;
-  if (root["clock_mhz"]) d.clock_mhz = as_double(c, root["clock_mhz"], "'clock_mhz'");
-  if (root["budget"]) d.budget = as_double(c, root["budget"], "'budget'");
+  if (root["clock_mhz"]) {
+    d.clock_mhz = as_double(c, root["clock_mhz"], "'clock_mhz'");
+    if (!(d.clock_mhz >= kMinClockMhz && d.clock_mhz <= kMaxClockMhz))
+      throw Error(c.at(root["clock_mhz"]) + "'clock_mhz' = " + root["clock_mhz"].Scalar() + ": legal " + clock_range());
+  }
+  if (root["budget"]) {
+    d.budget = as_double(c, root["budget"], "'budget'");
+    if (!(d.budget > 0 && d.budget <= 1))
+      throw Error(c.at(root["budget"]) + "'budget' = " + root["budget"].Scalar() +
+                  ": legal above 0 and at most 1 (the fraction of the device the solver may use)");
+  }
   if (const auto b = root["bits"]) {
     if (!b.IsMap()) throw Error(c.at(b) + "'bits' must be {weight: W, activation: A}");
-    if (b["weight"]) d.bits.weight = static_cast<int>(as_int(c, b["weight"], "'bits.weight'"));
-    if (b["activation"]) d.bits.activation = static_cast<int>(as_int(c, b["activation"], "'bits.activation'"));
-    if (d.bits.weight < 1 || d.bits.weight > 16 || d.bits.activation < 1 || d.bits.activation > 16)
-      throw Error(c.at(b) + "'bits' widths must be 1..16");
+    for (const auto& kv : b)
+      if (kv.first.Scalar() != "weight" && kv.first.Scalar() != "activation")
+        throw Error(c.at(kv.first) + "unknown key '" + kv.first.Scalar() + "' in 'bits' (legal: weight, activation)");
+    if (b["weight"]) d.bits.weight = static_cast<int>(int_in(c, b["weight"], "'bits.weight'", 1, 16, " bits"));
+    if (b["activation"])
+      d.bits.activation = static_cast<int>(int_in(c, b["activation"], "'bits.activation'", 1, 16, " bits"));
   }
-  if (root["fifo_depth"]) d.fifo_depth = as_int(c, root["fifo_depth"], "'fifo_depth'");
+  // Depths: bounded here by the narrowest stream (validate()), below by
+  // each stream's own width once the graph is known.
+  const std::string beats = " beats (device '" + d.device.name +
+                            "': " + std::to_string(static_cast<std::int64_t>(memory_bits(d.device))) +
+                            " bits of BRAM/URAM over " + std::to_string(d.bits.activation) + "-bit words)";
+  if (root["fifo_depth"]) d.fifo_depth = int_in(c, root["fifo_depth"], "'fifo_depth'", 1, max_fifo_depth(d, 1), beats);
   if (const auto f = root["fifo_depths"]) {
     if (!f.IsMap()) throw Error(c.at(f) + "'fifo_depths' must map stream names to depths");
-    for (const auto& kv : f) d.fifo_depths[kv.first.as<std::string>()] = as_int(c, kv.second, "FIFO depth");
+    for (const auto& kv : f) {
+      const std::string stream = as_string(c, kv.first, "a 'fifo_depths' stream name");
+      d.fifo_depths[stream] = int_in(c, kv.second, "FIFO '" + stream + "' depth", 1, max_fifo_depth(d, 1), beats);
+    }
   }
   if (const auto layers = root["layers"]) {
     if (!layers.IsMap()) throw Error(c.at(layers) + "'layers' must map layer names to {tau, stages}");
@@ -237,6 +308,7 @@ Design parse_design(const std::string& text, const std::string& source, const fs
         if (msg.rfind("layer '" + kv.first.as<std::string>() + "'", 0) == 0) throw Error(c.at(kv.first) + msg);
     throw Error(source + ": " + msg);
   }
+  check_streams(c, root, d);
   return d;
 }
 

@@ -3,9 +3,11 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <limits>
 
+#include "mixtd/net/YamlKeys.h"
 #include "mixtd/support/AtomicFile.h"
 #include "mixtd/support/Error.h"
 
@@ -35,6 +37,10 @@ std::string Resources::binding(const Resources& b) const {
   return "none";
 }
 
+std::string clock_range() { return "1 .. 1000 MHz"; }
+
+double memory_bits(const Device& d) { return d.capacity.bram18 * 18432.0 + d.capacity.uram * 294912.0; }
+
 fs::path configs_dir() {
   if (const char* env = std::getenv("MIXTD_CONFIGS"); env && *env) return env;
   return MIXTD_DEFAULT_CONFIGS_DIR;
@@ -60,11 +66,13 @@ Device parse_device(const std::string& text, const std::string& source) {
     return source + ":" + (n.Mark().line >= 0 ? std::to_string(n.Mark().line + 1) : std::string("1")) + ": ";
   };
   require(root.IsMap(), source + ":1: a device file is a mapping (name, part, resources, clock_mhz, ...)");
+  refuse_duplicate_keys(root, source);
   auto number = [&](const YAML::Node& parent, const char* key, const std::string& where) {
     const YAML::Node n = parent[key];
     if (!n) throw Error(at(parent) + "device file is missing '" + where + key + "'");
     try {
       const double v = n.as<double>();
+      if (!std::isfinite(v)) throw Error(at(n) + "'" + where + key + "' must be a finite number, got " + n.Scalar());
       if (v < 0) throw Error(at(n) + "'" + where + key + "' must be non-negative, got " + n.Scalar());
       return v;
     } catch (const YAML::Exception&) {
@@ -84,7 +92,8 @@ Device parse_device(const std::string& text, const std::string& source) {
   d.capacity.lut = number(r, "lut", "resources.");
   d.capacity.ff = number(r, "ff", "resources.");
   d.clock_mhz = number(root, "clock_mhz", "");
-  require(d.clock_mhz > 0, at(root["clock_mhz"]) + "'clock_mhz' must be positive");
+  if (!(d.clock_mhz >= kMinClockMhz && d.clock_mhz <= kMaxClockMhz))
+    throw Error(at(root["clock_mhz"]) + "'clock_mhz' = " + root["clock_mhz"].Scalar() + ": legal " + clock_range());
   d.host_words_per_cycle = root["host_words_per_cycle"] ? number(root, "host_words_per_cycle", "") : 64.0;
   require(d.host_words_per_cycle > 0, source + ": 'host_words_per_cycle' must be positive");
   return d;

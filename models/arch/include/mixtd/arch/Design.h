@@ -84,8 +84,13 @@ Design make_design(net::Network network, const std::string& network_spec, Device
 // Legal values, listing them in the error: p_in | in_ch, p_out | out_ch,
 // fine | kh·kw, weight_memory uram only on a device with URAM, one ψ per
 // stage, a mapping for every conv/linear layer, τ legal (td::check_tau),
-// FIFO depths ≥ 1, clock and budget positive.
+// FIFO depths 1 .. max_fifo_depth(d, 1), clock_mhz 1 .. 1000, budget in
+// (0, 1], bits 1 .. 16.
 void validate(const Design& d);
+
+// The deepest FIFO, in beats, a stream `width_words` words wide may have on
+// d's device: its BRAM/URAM bits over the beat's bits (at least 1).
+std::int64_t max_fifo_depth(const Design& d, std::int64_t width_words);
 
 // Divisors of n, ascending: the legal unroll factors.
 std::vector<std::int64_t> divisors(std::int64_t n);

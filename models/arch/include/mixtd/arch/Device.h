@@ -22,8 +22,7 @@ struct Resources {
   Resources scaled(double f) const { return {dsp * f, bram18 * f, uram * f, lut * f, ff * f}; }
   // Every component within `budget`.
   bool fits(const Resources& budget) const {
-    return dsp <= budget.dsp && bram18 <= budget.bram18 && uram <= budget.uram && lut <= budget.lut &&
-           ff <= budget.ff;
+    return dsp <= budget.dsp && bram18 <= budget.bram18 && uram <= budget.uram && lut <= budget.lut && ff <= budget.ff;
   }
   // The largest used/available ratio over the components (0 for a zero budget
   // component that is unused, infinity if used).
@@ -40,6 +39,16 @@ struct Device {
   double clock_mhz = 200.0;
   double host_words_per_cycle = 64.0;
 };
+
+// The clocks a device or design may give, in MHz: outside this, FPS figures
+// are meaningless (a typo, or 1e308 giving "inf FPS").
+inline constexpr double kMinClockMhz = 1.0;
+inline constexpr double kMaxClockMhz = 1000.0;
+std::string clock_range();  // "1 .. 1000 MHz", for messages
+
+// Bits of block memory (BRAM18 of 18 Kib, URAM288 of 288 Kib): the bound on
+// any one FIFO of a design on this device.
+double memory_bits(const Device& d);
 
 // `spec` is a device name (looked up as <configs>/devices/<name>.yaml, where
 // <configs> is $MIXTD_CONFIGS or the source tree's configs/) or a path to a
