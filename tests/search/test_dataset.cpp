@@ -2,6 +2,7 @@
 // moment and rerun loses and duplicates nothing — the file ends up byte for
 // byte equal to an uninterrupted run — and foreign or broken files are
 // refused with the file and line.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -16,12 +17,15 @@
 
 #include "SearchTestUtil.h"
 #include "mixtd/search/Dataset.h"
+#include "mixtd/search/Predictor.h"
 #include "mixtd/support/Error.h"
 
 namespace {
 
 using namespace mixtd;
 using namespace mixtd::search::testing;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
 namespace fs = std::filesystem;
 
 std::string slurp(const fs::path& p) {
@@ -131,6 +135,64 @@ TEST(Dataset, BrokenFilesAreRefusedWithTheLine) {
   const auto ds = search::read_dataset(p);
   EXPECT_EQ(ds.rows.size(), 1u);
   EXPECT_EQ(ds.skipped, 1);
+}
+
+// Issue 24: a file whose first line names one network but whose columns are
+// another's, and "ok" rows with a rate of 0 or below, are refused naming the
+// file and line; a model evaluated on another network's data names both
+// files and the first differing feature in one line.
+TEST(Dataset, ForeignColumnsAndNonPositiveRatesAreRefused) {
+  const fs::path p = temp("mixtd_dataset_foreign.csv");
+  auto write = [&](const std::string& text) { std::ofstream(p) << text; };
+  const std::string targets = "sim_interval,sim_latency,sim_fps_batch1,sim_fps_peak";
+  // tiny's convs are conv1..conv5; these columns are of another network.
+  write(
+      "# mixtd dataset v1 network=tiny device=zc706\nindex,seed,status,conv1.t,conv1.g1,conv1.g2,conv1.r,"
+      "layer1.0.conv1.t,macs,fps_batch1," +
+      targets + "\n");
+  EXPECT_THAT(
+      [&] { search::read_dataset(p); },
+      testing::ThrowsMessage<Error>(AllOf(HasSubstr(p.string() + ":2: the first line says network=tiny"),
+                                          HasSubstr("column 8 is 'layer1.0.conv1.t' where tiny has 'conv2.t'"))));
+
+  // The right columns, then rows with bad rates.
+  const arch::Design base = zoo_design("tiny", "zc706");
+  std::string header = "index,seed,status";
+  for (const auto& n : search::feature_names(base)) header += "," + n;
+  header += "," + targets;
+  const std::size_t features = search::feature_names(base).size();
+  auto row = [&](int index, const std::string& fps) {
+    std::string r = std::to_string(index) + ",1,ok";
+    for (std::size_t k = 0; k < features; ++k) r += ",1";
+    return r + ",10,10," + fps + ",10\n";
+  };
+  const std::string head = "# mixtd dataset v1 network=tiny device=zc706\n" + header + "\n";
+  write(head + row(0, "5"));
+  EXPECT_EQ(search::read_dataset(p).rows.size(), 1u);
+  for (const char* bad : {"0", "-5"}) {
+    write(head + row(0, "5") + row(1, bad));
+    EXPECT_THAT([&] { search::read_dataset(p); },
+                testing::ThrowsMessage<Error>(AllOf(HasSubstr(p.string() + ":4: column 'sim_fps_batch1' = " + bad),
+                                                    HasSubstr("(index 1): it must be above 0"))));
+  }
+
+  // A model trained on other features: one line, both files, first difference.
+  const auto ds = search::read_dataset([&] {
+    write(head + row(0, "5"));
+    return p;
+  }());
+  std::vector<std::string> model = search::feature_names(base);
+  model[4] = "layer1.0.conv1.t";
+  try {
+    search::labelled_set(ds, search::Target::Fps, model, "rf.bin");
+    FAIL();
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_THAT(m, AllOf(HasSubstr(p.string() + " (network=tiny)"), HasSubstr("rf.bin"),
+                         HasSubstr("feature 5 is 'layer1.0.conv1.t' in the model, 'conv2.t' in the data")));
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+    EXPECT_LT(m.size(), 400u) << m;
+  }
 }
 
 }  // namespace

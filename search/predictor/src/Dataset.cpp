@@ -8,9 +8,12 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
+#include "mixtd/net/Load.h"
+#include "mixtd/net/Zoo.h"
 #include "mixtd/search/Solver.h"
 #include "mixtd/sim/Simulate.h"
 #include "mixtd/support/Csv.h"
@@ -112,6 +115,44 @@ std::int64_t resume_point(const std::filesystem::path& csv, const std::string& l
     ++rows;
   }
   return rows;
+}
+
+// The `key=` value of a dataset's first line ("" if absent).
+std::string setting(const std::string& line1, const std::string& key) {
+  const std::string k = " " + key + "=";
+  const std::size_t at = line1.find(k);
+  if (at == std::string::npos) return "";
+  const std::size_t from = at + k.size();
+  return line1.substr(from, line1.find(' ', from) - from);
+}
+
+// The network a dataset says it was made for, if it can be found: a zoo
+// spec, or a network file as given or beside the CSV.
+std::optional<net::Network> network_of(const std::string& spec, const std::filesystem::path& csv) {
+  if (spec.empty()) return std::nullopt;
+  try {
+    if (net::is_zoo_spec(spec)) return net::load_network(spec, false);
+    const std::filesystem::path p(spec);
+    for (const auto& c : {p, csv.parent_path() / p})
+      if (std::filesystem::is_regular_file(c)) return net::load_network(c.string(), false);
+  } catch (const Error&) {
+  }
+  return std::nullopt;
+}
+
+// The per-layer feature columns (feature_names' first part) of `net`.
+std::vector<std::string> layer_feature_names(const net::Network& net) {
+  std::vector<std::string> n;
+  for (const auto& l : net.layers)
+    if (is_conv(l))
+      for (const char* s : {".t", ".g1", ".g2", ".r"}) n.push_back(l.name + s);
+  return n;
+}
+
+bool is_layer_feature(const std::string& c) {
+  for (const char* s : {".t", ".g1", ".g2", ".r"})
+    if (c.ends_with(s)) return true;
+  return false;
 }
 
 }  // namespace
@@ -292,6 +333,7 @@ Dataset read_dataset(const std::filesystem::path& csv) {
   if (!std::getline(in, l) || l.rfind(kMagic, 0) != 0)
     throw Error(where + "1: not a mixtd dataset (the first line must start with '" + kMagic +
                 "'; write one with `mixtd dataset generate`)");
+  const std::string l1 = l;
   if (!std::getline(in, l)) throw Error(where + "2: no column header");
   const auto header = split(l);
   if (header.size() < 3 || header[0] != "index" || header[2] != "status")
@@ -300,8 +342,28 @@ Dataset read_dataset(const std::filesystem::path& csv) {
     if (std::find(header.begin(), header.end(), t) == header.end())
       throw Error(where + "2: missing column '" + t + "'");
   Dataset ds;
+  ds.source = csv.string();
+  ds.network = setting(l1, "network");
+  if (const auto net = network_of(ds.network, csv)) {
+    // The per-layer columns come first, after index, seed, status.
+    const auto want = layer_feature_names(*net);
+    std::vector<std::string> have;
+    for (std::size_t c = 3; c < header.size() && is_layer_feature(header[c]); ++c) have.push_back(header[c]);
+    const auto diff = std::mismatch(want.begin(), want.end(), have.begin(), have.end());
+    if (diff.first != want.end() || diff.second != have.end())
+      throw Error(where + "2: the first line says network=" + ds.network + ", but column " +
+                  std::to_string(4 + (diff.second - have.begin())) + " is " +
+                  (diff.second == have.end() ? std::string("not a layer's") : "'" + *diff.second + "'") + " where " +
+                  ds.network + " has " +
+                  (diff.first == want.end() ? std::string("no more conv layers") : "'" + *diff.first + "'") +
+                  " (a file edited, or written for another network)");
+  }
   for (std::size_t c = 0; c < header.size(); ++c)
     if (c != 2) ds.columns.push_back(header[c]);
+  // Every later step divides by these: an "ok" row must have them above 0.
+  std::vector<std::size_t> positive;
+  for (std::size_t c = 3; c < header.size(); ++c)
+    if (header[c].rfind("sim_", 0) == 0 || header[c] == "fps_batch1" || header[c] == "macs") positive.push_back(c);
   std::int64_t line = 2;
   while (std::getline(in, l)) {
     ++line;
@@ -323,6 +385,11 @@ Dataset read_dataset(const std::filesystem::path& csv) {
       if (f[c].empty() || *endp != '\0' || !std::isfinite(v))
         throw Error(where + std::to_string(line) + ": column '" + header[c] + "': '" + f[c] +
                     "' is not a finite number");
+      if (v <= 0 && std::find(positive.begin(), positive.end(), c) != positive.end())
+        throw Error(where + std::to_string(line) + ": column '" + header[c] + "' = " + f[c] +
+                    " in an 'ok' row (index " + f[0] +
+                    "): it must be above 0 (a failed simulation's row says "
+                    "'failed: ...' and is skipped)");
       row.push_back(v);
     }
     ds.rows.push_back(std::move(row));

@@ -14,7 +14,8 @@ Target parse_target(const std::string& s) {
 
 std::string to_string(Target t) { return t == Target::Fps ? "fps" : "ratio"; }
 
-LabelledSet labelled_set(const Dataset& d, Target target, const std::vector<std::string>& features) {
+LabelledSet labelled_set(const Dataset& d, Target target, const std::vector<std::string>& features,
+                         const std::string& model_source) {
   LabelledSet s;
   std::vector<int> cols;
   if (features.empty()) {
@@ -26,12 +27,22 @@ LabelledSet labelled_set(const Dataset& d, Target target, const std::vector<std:
     }
   } else {
     s.features = features;
+    // The data's own features, in file order, to name the first difference.
+    std::vector<std::string> own;
+    for (const auto& n : d.columns)
+      if (n != "index" && n != "seed" && n.rfind("sim_", 0) != 0) own.push_back(n);
     for (const auto& f : features) {
       const int c = d.column(f);
       if (c < 0) {
-        std::string have;
-        for (const auto& n : d.columns) have += (have.empty() ? "" : ", ") + n;
-        throw Error("the data has no column '" + f + "', which the model was trained on (columns: " + have + ")");
+        const auto diff = std::mismatch(features.begin(), features.end(), own.begin(), own.end());
+        const std::size_t k = static_cast<std::size_t>(diff.first - features.begin());
+        const std::string data = d.source.empty() ? std::string("the data") : d.source;
+        const std::string model = model_source.empty() ? std::string("the model") : model_source;
+        throw Error(data + (d.network.empty() ? "" : " (network=" + d.network + ")") + " does not have the features " +
+                    model + " was trained on: feature " + std::to_string(k + 1) + " is '" +
+                    (diff.first == features.end() ? std::string("(none)") : *diff.first) + "' in the model, '" +
+                    (diff.second == own.end() ? std::string("(none)") : *diff.second) +
+                    "' in the data (a model predicts designs of the network it was trained on)");
       }
       cols.push_back(c);
     }

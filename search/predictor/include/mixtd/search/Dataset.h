@@ -72,14 +72,20 @@ std::int64_t generate_dataset(const arch::Design& base, const std::string& spec,
 
 // A labelled CSV read back: every column by name, rows with status "ok".
 struct Dataset {
+  std::string source;                         // the file read, for messages
+  std::string network;                        // `network=` of its first line
   std::vector<std::string> columns;           // numeric columns, file order
   std::vector<std::vector<double>> rows;      // rows × columns
   std::int64_t skipped = 0;                   // rows whose simulation failed
   int column(const std::string& name) const;  // -1 if absent
 };
 // Refuses (mixtd::Error with the file and line) a missing or foreign first
-// line, a header without `index`/`status` or a target, a row with the wrong
-// number of fields, and a field that is not a finite number.
+// line, a header without `index`/`status` or a target, a header whose
+// feature columns are not those of the first line's `network=` (checked when
+// that is a zoo name or a file that exists, as is or beside the CSV), a row
+// with the wrong number of fields, a field that is not a finite number, and
+// an "ok" row whose simulated targets, fps_batch1 or macs are not above 0
+// (every later step divides by them; generate_dataset never writes one).
 Dataset read_dataset(const std::filesystem::path& csv);
 
 }  // namespace mixtd::search

@@ -19,16 +19,18 @@ std::string to_string(Target t);
 
 struct LabelledSet {
   std::vector<std::string> features;
-  std::vector<double> x;  // rows × features, row-major
-  std::vector<double> y;  // the target
+  std::vector<double> x;                            // rows × features, row-major
+  std::vector<double> y;                            // the target
   std::vector<double> simulated, analytical, macs;  // batch-1 FPS, FPS, MACs per row
   std::size_t rows() const { return y.size(); }
 };
 
 // Every column but index, seed and the simulated targets is a feature,
 // unless `features` names them (a trained model's, in its order); a
-// missing one is an error naming the file's columns.
-LabelledSet labelled_set(const Dataset& d, Target target, const std::vector<std::string>& features = {});
+// missing one is one line naming the data file, `model_source` (the model's
+// file, if given) and the first feature where the two differ.
+LabelledSet labelled_set(const Dataset& d, Target target, const std::vector<std::string>& features = {},
+                         const std::string& model_source = "");
 
 // The predicted batch-1 FPS of row i from a predicted target value.
 double predicted_fps(const LabelledSet& s, Target target, std::size_t row, double value);
