@@ -1,9 +1,13 @@
 #include "mixtd/sim/Simulate.h"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <iomanip>
+#include <sstream>
 #include <systemc>
 
 #include "Pipeline.h"
@@ -31,18 +35,92 @@ bool g_elaborated = false;
 
 std::string kind_name(const arch::Module& m) { return std::string(arch::to_string(m.kind)); }
 
+std::string bytes_text(double b) {
+  const char* unit[] = {"bytes", "KB", "MB", "GB", "TB", "PB", "EB"};
+  int i = 0;
+  while (b >= 1000 && i < 6) b /= 1000, ++i;
+  std::ostringstream s;
+  s << std::setprecision(b < 10 && i > 0 ? 2 : 3) << b << " " << unit[i];
+  return s.str();
+}
+
+// Half the machine's RAM: what one simulation may plan to hold.
+double memory_limit() {
+  const double pages = static_cast<double>(sysconf(_SC_PHYS_PAGES)), page = static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  return pages > 0 && page > 0 ? 0.5 * pages * page : 4e9;
+}
+
+// Refuses a run whose simulator memory, estimated from the design before
+// anything is allocated, exceeds memory_limit(): per frame the host memory's
+// input and output words, the functional run's input and golden copies and
+// the latency records; per FIFO its slots (two cycle stamps each, plus the
+// words with data). A FIFO depth is checked here, not trusted from the reader.
+void check_memory(const arch::Design& d, const arch::Graph& g, const SimOptions& o) {
+  const double in_words = static_cast<double>(d.network.input_shape.numel());
+  double out_words = 0;
+  for (const auto& m : g.modules)
+    if (m.kind == arch::ModuleKind::HostOut) out_words = static_cast<double>(m.in_shape.numel());
+  const double per_frame = (in_words + out_words) * (o.functional ? 3 : 1) + 4 * 8;
+  double fifos = 0, biggest = 0;
+  const arch::Stream* big = nullptr;
+  for (const auto& s : g.streams) {
+    const double b = static_cast<double>(s.count) * static_cast<double>(s.depth) *
+                     (16.0 + (o.functional ? static_cast<double>(s.width) : 0.0));
+    fifos += b;
+    if (b > biggest) biggest = b, big = &s;
+  }
+  const double limit = memory_limit();
+  const double frames = static_cast<double>(o.frames), total = per_frame * frames + fifos;
+  if (total <= limit) return;
+  if (fifos > limit / 2 && big)
+    throw Error("simulate: design '" + d.name + "': its FIFOs need about " + bytes_text(fifos) +
+                " of simulator memory (stream '" + big->name + "': " + std::to_string(big->count) + " x " +
+                std::to_string(big->depth) + " beats of " + std::to_string(big->width) +
+                " words), above the limit of " + bytes_text(limit) +
+                " (half this machine's RAM); lower its fifo_depth");
+  const auto most = static_cast<std::int64_t>(std::max(0.0, (limit - fifos) / per_frame));
+  throw Error("simulate: --frames " + std::to_string(o.frames) + " of design '" + d.name + "' need about " +
+              bytes_text(total) + " of simulator memory (" + bytes_text(per_frame) + " a frame), above the limit of " +
+              bytes_text(limit) + " (half this machine's RAM): at most " + std::to_string(most) + " frames here");
+}
+
+SimResult simulate_checked(const arch::Design& d, const SimOptions& o);
+
 }  // namespace
 
 SimResult simulate(const arch::Design& d, const SimOptions& o) {
   require(!g_elaborated,
           "simulate: SystemC elaborates once per process; run further simulations with "
           "simulate_isolated() (a child process each)");
-  require(o.frames >= 1, "simulate: frames must be at least 1, got " + std::to_string(o.frames));
+  require(o.frames >= 1 && o.frames <= kMaxFrames,
+          "simulate: frames " + std::to_string(o.frames) + ": legal 1 .. " + std::to_string(kMaxFrames));
+  require(o.cycle_limit <= kMaxCycles,
+          "simulate: cycle limit " + std::to_string(o.cycle_limit) + ": legal 1 .. " + std::to_string(kMaxCycles));
   g_elaborated = true;
   setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 0);
+  // SystemC's own reports: infos are dropped, errors come back as one
+  // mixtd::Error line (its message, what it names, its code).
+  sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+  sc_core::sc_report_handler::set_actions(sc_core::SC_ERROR, sc_core::SC_THROW);
+  sc_core::sc_report_handler::set_actions(sc_core::SC_FATAL, sc_core::SC_THROW);
+  try {
+    return simulate_checked(d, o);
+  } catch (const sc_core::sc_report& e) {
+    const std::string detail = e.get_msg() ? e.get_msg() : "";
+    std::string msg = std::string(e.get_msg_type()) + (detail.empty() ? "" : ": " + detail);
+    for (auto& c : msg)
+      if (c == '\n') c = ' ';
+    throw Error("simulate: SystemC: " + msg + (e.get_id() >= 0 ? " (E" + std::to_string(e.get_id()) + ")" : ""));
+  }
+}
+
+namespace {
+
+SimResult simulate_checked(const arch::Design& d, const SimOptions& o) {
   const auto wall0 = std::chrono::steady_clock::now();
   const arch::Report report = arch::analyse(d);  // validates the design
   const arch::Graph& g = report.graph;
+  check_memory(d, g, o);
 
   SimResult r;
   r.design = d.name;
@@ -88,10 +166,25 @@ SimResult simulate(const arch::Design& d, const SimOptions& o) {
       for (auto& f : list) f->trace(tf);
   }
 
-  sc_core::sc_start();
+  // Run in slices of simulated time so a long run can report progress; a
+  // slice ends early when nothing is left to do (done or deadlocked).
+  {
+    const sc_core::sc_time slice(1e6 / d.clock_mhz * 1e6, sc_core::SC_PS);  // 10^6 cycles
+    auto last = std::chrono::steady_clock::now();
+    for (;;) {
+      sc_core::sc_start(slice, sc_core::SC_EXIT_ON_STARVATION);
+      if (sc_core::sc_get_status() == sc_core::SC_STOPPED || !sc_core::sc_pending_activity()) break;
+      const auto now = std::chrono::steady_clock::now();
+      if (o.progress && now - last >= std::chrono::seconds(5)) {
+        o.progress(p.host_out->frames_done, ctx.furthest);
+        last = now;
+      }
+    }
+  }
   if (tf) {
     // One more cycle, so the trace file records the last time step.
-    sc_core::sc_start(sc_core::sc_time(1e6 / d.clock_mhz, sc_core::SC_PS));
+    if (sc_core::sc_get_status() != sc_core::SC_STOPPED)
+      sc_core::sc_start(sc_core::sc_time(1e6 / d.clock_mhz, sc_core::SC_PS));
     sc_core::sc_close_vcd_trace_file(tf);
   }
 
@@ -104,7 +197,7 @@ SimResult simulate(const arch::Design& d, const SimOptions& o) {
       r.error = "stopped: " + ctx.stop_reason + " (" + std::to_string(out.frames_done) + " of " +
                 std::to_string(o.frames) + " frames out); raise it with --cycle-limit";
     } else {
-      r.error = "deadlock: no block can make progress after cycle " + std::to_string(ctx.furthest - t0) + " (" +
+      r.error = "deadlock at cycle " + std::to_string(ctx.furthest - t0) + ": no block can make progress (" +
                 std::to_string(out.frames_done) + " of " + std::to_string(o.frames) + " frames out)";
     }
     r.blocked = p.blocked();
@@ -178,5 +271,7 @@ SimResult simulate(const arch::Design& d, const SimOptions& o) {
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return r;
 }
+
+}  // namespace
 
 }  // namespace mixtd::sim

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -17,6 +18,12 @@
 #include "mixtd/sim/Functional.h"
 
 namespace mixtd::sim {
+
+// Bounds on what a user may ask of one simulation (issue 24): frames streamed
+// through and cycles simulated. Memory is bounded separately, from the design
+// (simulate() refuses a run whose estimated memory exceeds half the RAM).
+inline constexpr std::int64_t kMaxFrames = 1000000;
+inline constexpr std::int64_t kMaxCycles = 1000000000000;  // 10^12: days of simulator time
 
 struct SimOptions {
   std::int64_t frames = 3;        // B
@@ -28,6 +35,9 @@ struct SimOptions {
   std::uint64_t seed = 1;         // input frames, calibration batch, stalls
   bool record_streams = false;    // keep every FIFO's beats (SimResult::streams)
   FunctionalData data;            // functional: calibration and input images (empty: seeded)
+  // Called every few seconds of wall time during a long run (frames out so
+  // far, the furthest cycle reached); empty = silent.
+  std::function<void(std::int64_t frames_done, std::int64_t cycle)> progress;
 };
 
 // Every beat pushed into one physical FIFO: its words (functional runs) and
