@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "CliChecks.h"
 #include "mixtd/nn/Data.h"
 #include "mixtd/support/Error.h"
 
@@ -13,22 +14,22 @@ void add_dataset_options(CLI::App* cmd, nn::DataConfig& c, const std::string& wh
       ->capture_default_str();
   cmd->add_option("--search-size", c.search_size,
                   "training images held out as the search set (default: 5000, at most a tenth of the training part)")
-      ->check(CLI::Range(std::int64_t{0}, std::int64_t{100000000}));
+      ->check(in_range(std::int64_t{0}, std::int64_t{100000000}));
   cmd->add_option("--split-seed", c.seed, "seed of the search/train split")->capture_default_str();
   cmd->add_option("--mean", c.mean, "per-channel mean for cifar10/imagefolder (default: the data set's usual)")
       ->delimiter(',');
   cmd->add_option("--std", c.stddev, "per-channel standard deviation for cifar10/imagefolder")->delimiter(',');
   cmd->add_option("--resize", c.resize, "imagefolder: shorter side before the centre crop")
       ->capture_default_str()
-      ->check(CLI::Range(1, 4096));
+      ->check(in_range(1, 4096));
   cmd->add_option("--crop", c.crop, "imagefolder: centre crop (the network's input size)")
       ->capture_default_str()
-      ->check(CLI::Range(1, 4096));
+      ->check(in_range(1, 4096));
   cmd->add_flag("--skip-bad-images", c.skip_bad,
                 "imagefolder: skip images that do not decode (decodes all up front) instead of stopping");
   cmd->add_option("--decode-cache-mb", c.cache_mb, "imagefolder: MB of decoded, cropped images kept")
       ->capture_default_str()
-      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 20));
+      ->check(in_range(std::int64_t{0}, std::int64_t{1} << 20));
 }
 
 nn::DataSplit load_dataset(const nn::DataConfig& c, const net::Network& n, bool need_train,
@@ -70,11 +71,11 @@ void add_data_options(CLI::App* cmd, DataOptions& o, bool inputs) {
                           (inputs ? " and stream its test images in" : "") + " (default: seeded normal images)");
   cmd->add_option("--calib", o.calib, "images calibrating the BFP8 exponents (as `mixtd accuracy --calib`)")
       ->capture_default_str()
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{100000}));
+      ->check(in_range(std::int64_t{1}, std::int64_t{100000}));
   if (inputs)
     cmd->add_option("--first", o.first, "the first test image streamed in")
         ->capture_default_str()
-        ->check(CLI::Range(std::int64_t{0}, std::int64_t{100000000}));
+        ->check(in_range(std::int64_t{0}, std::int64_t{100000000}));
 }
 
 sim::FunctionalData load_data(const DataOptions& o, const net::Network& n, std::int64_t frames) {

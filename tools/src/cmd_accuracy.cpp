@@ -5,6 +5,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "CliChecks.h"
 #include "Commands.h"
 #include "DataOptions.h"
 #include "Table.h"
@@ -17,6 +18,7 @@
 #include "mixtd/numerics/Golden.h"
 #include "mixtd/support/AtomicFile.h"
 #include "mixtd/support/Error.h"
+#include "mixtd/support/OutputPath.h"
 
 namespace mixtd::cli {
 
@@ -83,7 +85,7 @@ Run add_accuracy(CLI::App& app) {
   cmd->add_option("--index", a->index, "which search batch (0..)")->capture_default_str();
   cmd->add_option("--calib", a->calib, "search images calibrating the BFP8 exponents")
       ->capture_default_str()
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{100000}));
+      ->check(in_range(std::int64_t{1}, std::int64_t{100000}));
   add_dataset_options(cmd, a->data, "the images");
   cmd->add_flag("--full", a->full, "the whole test set instead of one search batch");
   cmd->add_option("--predictions", a->predictions,
@@ -107,6 +109,7 @@ Run add_accuracy(CLI::App& app) {
     nn::Taus taus;
     load_for_accuracy(a->spec, a->weights, n, taus);
     require(a->predictions.empty() || a->full, "--predictions needs --full (the whole test set)");
+    if (!a->predictions.empty()) check_output_file(a->predictions, "--predictions");
     const nn::DataSplit split = load_dataset(a->data, n, false, "accuracy");
     require(a->calib <= split.search.size(), "--calib " + std::to_string(a->calib) + ": legal 1.." +
                                                  std::to_string(split.search.size()) + " (the search set's size)");

@@ -7,6 +7,7 @@
 #include "mixtd/net/Onnx.h"
 #include "mixtd/net/Yaml.h"
 #include "mixtd/support/Error.h"
+#include "mixtd/support/OutputPath.h"
 
 namespace mixtd::cli {
 
@@ -26,6 +27,7 @@ Run add_convert(CLI::App& app) {
     require(ext == ".yaml" || ext == ".yml" || ext == ".onnx",
             "--output '" + *out + "': unknown extension '" + ext + "' (legal: .yaml, .yml, .onnx)");
     require(!(ext == ".onnx" && *no_weights), "--no-weights applies to YAML output only (ONNX carries weights)");
+    check_output_file(o, "--output");
     net::Network n = net::load_network(*in, /*with_weights=*/!*no_weights);
     if (ext == ".onnx")
       net::save_onnx(n, o);

@@ -4,12 +4,14 @@
 // SystemC model.
 #include <iostream>
 
+#include "CliChecks.h"
 #include "Commands.h"
 #include "DataOptions.h"
 #include "Table.h"
 #include "mixtd/arch/Design.h"
 #include "mixtd/rtl/Cosim.h"
 #include "mixtd/support/Error.h"
+#include "mixtd/support/OutputPath.h"
 
 namespace mixtd::cli {
 
@@ -74,11 +76,11 @@ Run add_cosim(CLI::App& app) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--frames,-B", a->o.frames, "frames to stream through (interval = the last two)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(in_range(1, 100000));
   cmd->add_option("--seed", a->o.seed, "calibration, input frames and stalls (as `mixtd simulate`)")
       ->capture_default_str();
   cmd->add_option("--stall", a->o.stall_probability, "random input gaps and output back-pressure, per beat (0..1)")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(in_range(0.0, 1.0));
   cmd->add_option("--cache", a->cache, "where Verilated models are kept (default ~/.cache/mixtd/cosim)");
   cmd->add_option("--jobs,-j", a->o.build_jobs, "parallel compiles when building the model")->capture_default_str();
   cmd->add_option("--vcd", a->o.vcd, "on a mismatch, write a VCD of the 2,000 cycles before it to this file");
@@ -102,6 +104,7 @@ Run add_cosim(CLI::App& app) {
       "uses and the frames are test images, so the RTL's top-1 can be read next to the labels\n"
       "and next to `mixtd accuracy`'s BFP8 prediction.");
   return [a] {
+    if (!a->o.vcd.empty()) check_output_file(a->o.vcd, "--vcd");
     a->o.cache = a->cache;
     a->o.compare_systemc = !a->no_systemc;
     const arch::Design d = arch::load_design(a->design);

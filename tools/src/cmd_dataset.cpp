@@ -7,12 +7,14 @@
 #include <iostream>
 #include <memory>
 
+#include "CliChecks.h"
 #include "Commands.h"
 #include "Table.h"
 #include "mixtd/arch/Design.h"
 #include "mixtd/net/Load.h"
 #include "mixtd/search/Dataset.h"
 #include "mixtd/support/Error.h"
+#include "mixtd/support/OutputPath.h"
 
 namespace mixtd::cli {
 
@@ -61,26 +63,26 @@ Run add_dataset(CLI::App& app) {
   gen->add_option("--device", a->device, "device (configs/devices: u250, zcu102, zc706)")->required();
   gen->add_option("-n", a->o.designs, "rows wanted in the file (a rerun continues up to this)")
       ->required()
-      ->check(CLI::NonNegativeNumber);
+      ->check(in_range(std::int64_t{0}, std::int64_t{10000000}));
   gen->add_option("-o,--output", a->out, "the CSV (created, or resumed if it exists)")->required();
   gen->add_option("--jobs,-j", a->o.jobs, "simulations at once (0 = one per core)")->capture_default_str();
   gen->add_option("--seed", a->o.seed, "design i is drawn from (seed, i)")->capture_default_str();
   gen->add_option("--frames", a->o.frames, "frames per simulation (interval = the last two)")
       ->capture_default_str()
-      ->check(CLI::Range(2, 100));
+      ->check(in_range(2, 100));
   gen->add_option("--budget", a->budget, "device fraction for the solver (default: 0.9)");
   gen->add_option("--mac-ratio", a->o.sampler.mac_ratio, "mean of the per-design target MAC ratio")
       ->capture_default_str()
-      ->check(CLI::Range(0.05, 1.0));
+      ->check(in_range(0.05, 1.0));
   gen->add_option("--mac-sigma", a->o.sampler.mac_sigma, "spread of the per-design target MAC ratio")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(in_range(0.0, 1.0));
   gen->add_option("--undecomposed", a->o.sampler.undecomposed, "probability that a layer stays undecomposed")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(in_range(0.0, 1.0));
   gen->add_option("--timeout", a->o.timeout_s, "seconds per simulation before it counts as failed")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(in_range(0.001, 86400.0 * 7));
   gen->footer(
       "Per design: a target MAC ratio is drawn from N(mac-ratio, mac-sigma); each decomposable layer\n"
       "stays undecomposed with probability --undecomposed, else takes a τ (all groupings up to 8\n"
@@ -91,6 +93,7 @@ Run add_dataset(CLI::App& app) {
       "without losing or duplicating rows (docs/predictor.md).\n\n"
       "Example:\n  mixtd dataset generate --network resnet18 --device u250 -n 400 -o r18-u250.csv --seed 1");
   return [a] {
+    check_output_file(a->out, "--output");
     arch::Design base =
         arch::make_design(net::load_network(a->network, false), a->network, arch::load_device(a->device), a->device);
     if (a->budget >= 0) {

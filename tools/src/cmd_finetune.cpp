@@ -9,6 +9,7 @@
 #include "mixtd/nn/Data.h"
 #include "mixtd/nn/Model.h"
 #include "mixtd/support/Error.h"
+#include "mixtd/support/OutputPath.h"
 
 namespace mixtd::cli {
 
@@ -53,6 +54,7 @@ Run add_finetune(CLI::App& app) {
       "  mixtd finetune configs/designs/fmnist-medium.yaml --weights configs/networks/resnet18-fmnist-w0.25.onnx \\\n"
       "      --epochs 1 -o /tmp/medium-ft.onnx");
   return [a] {
+    check_output_file(a->out, "--output");
     net::Network n;
     nn::Taus taus;
     load_for_accuracy(a->spec, a->weights, n, taus);

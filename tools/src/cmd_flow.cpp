@@ -15,6 +15,7 @@
 #include "mixtd/flow/Runner.h"
 #include "mixtd/flow/Steps.h"
 #include "mixtd/support/Error.h"
+#include "mixtd/support/OutputPath.h"
 
 namespace mixtd::cli {
 
@@ -69,6 +70,7 @@ Run add_flow(CLI::App& app) {
     const flow::FlowConfig c = flow::load_flow(a->file);
     flow::RunOptions o;
     o.dir = a->out.empty() ? std::filesystem::path("out") / c.name : std::filesystem::path(a->out);
+    check_output_dir(o.dir, "--output");
     o.executable = self();
     o.from = a->from;
     o.until = a->until;

@@ -10,6 +10,7 @@
 #include "mixtd/arch/Design.h"
 #include "mixtd/rtl/Generator.h"
 #include "mixtd/support/Error.h"
+#include "mixtd/support/OutputPath.h"
 
 namespace mixtd::cli {
 
@@ -39,6 +40,7 @@ Run add_gen_rtl(CLI::App& app) {
       "  cd fm-rtl && verilator --lint-only -Wall -f files.f --top-module mixtd_top\n"
       "  cd fm-rtl && yosys -p 'read_verilog -sv lib/*.sv mixtd_top.sv; synth_xilinx -family xcup -top mixtd_top'");
   return [a] {
+    check_output_dir(a->out, "--output");
     const arch::Design d = arch::load_design(a->design);
     const rtl::GeneratedRtl g = rtl::generate(d, a->seed, load_data(a->data, d.network, 0).calibration);
     rtl::write(g, a->out);

@@ -10,6 +10,7 @@
 #include "mixtd/arch/Design.h"
 #include "mixtd/hls/Package.h"
 #include "mixtd/support/Error.h"
+#include "mixtd/support/OutputPath.h"
 
 namespace mixtd::cli {
 
@@ -40,6 +41,7 @@ Run add_package(CLI::App& app) {
       "  mixtd package fm.yaml -o fm-u250 --dataset fmnist --frames 100\n"
       "  mixtd package fm.yaml -o fm-u250 --kernel-mhz 250");
   return [a] {
+    check_output_dir(a->out, "--output");
     const arch::Design d = arch::load_design(a->design);
     if (!a->data.data.spec.empty()) a->o.data = load_data(a->data, d.network, a->o.frames);
     hls::write_package(d, a->o, a->out);

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 
+#include "CliChecks.h"
 #include "Commands.h"
 #include "Table.h"
 #include "mixtd/report/ScatterSvg.h"
@@ -18,6 +19,7 @@
 #include "mixtd/search/RandomForest.h"
 #include "mixtd/support/AtomicFile.h"
 #include "mixtd/support/Error.h"
+#include "mixtd/support/OutputPath.h"
 
 namespace mixtd::cli {
 
@@ -51,7 +53,7 @@ Run add_fit_command(CLI::App& predictor) {
   cmd->add_option("--target", a->target,
                   "what the forest learns: ratio (simulated / analytical FPS, a correction of the model) or fps")
       ->capture_default_str();
-  cmd->add_option("--trees", a->p.trees, "trees in the forest")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--trees", a->p.trees, "trees in the forest")->capture_default_str()->check(in_range(1, 100000));
   cmd->add_option("--mtry", a->p.mtry, "features tried per split (0 = features / 3)")->capture_default_str();
   cmd->add_option("--max-depth", a->p.max_depth, "deepest split (0 = unlimited)")->capture_default_str();
   cmd->add_option("--min-leaf", a->p.min_leaf, "bootstrap samples per leaf at least")->capture_default_str();
@@ -65,6 +67,7 @@ Run add_fit_command(CLI::App& predictor) {
       "(FPS ≈ k / MACs) is fitted here too and stored with the model.\n\n"
       "Example:\n  mixtd predictor train configs/datasets/resnet18-u250-train.csv -o rf.bin");
   return [a] {
+    check_output_file(a->out, "--output");
     const search::Target target = search::parse_target(a->target);
     const search::Dataset d = search::read_dataset(a->csv);
     const search::LabelledSet s = search::labelled_set(d, target);
@@ -134,6 +137,7 @@ Run add_eval_command(CLI::App& predictor) {
       "fitted on the training set (the paper's baseline).\n\n"
       "Example:\n  mixtd predictor eval rf.bin configs/datasets/resnet18-u250-test.csv --plot eval.svg");
   return [a] {
+    if (!a->plot.empty()) check_output_file(a->plot, "--plot");
     const search::RandomForest rf = search::RandomForest::load(a->model);
     const auto target_it = rf.metadata.find("target");
     const auto macs_it = rf.metadata.find("macs_constant");

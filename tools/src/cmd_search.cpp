@@ -30,6 +30,7 @@
 #include "mixtd/support/AtomicFile.h"
 #include "mixtd/support/Csv.h"
 #include "mixtd/support/Error.h"
+#include "mixtd/support/OutputPath.h"
 #include "mixtd/support/Rng.h"
 
 namespace mixtd::cli {
@@ -325,6 +326,8 @@ Run add_search(CLI::App& app) {
       "  mixtd search resnet18 --device u250 --accuracy fidelity --pareto --oracle analytical \\\n"
       "      --generations 10 -o r18-pareto");
   return [a] {
+    check_output_dir(a->out, "--output");
+    if (!a->query_cache.empty()) check_output_file(a->query_cache, "--query-cache");
     search::SearchOptions o = a->o;
     o.oracle = search::parse_oracle(a->oracle);
     o.strategy = search::parse_strategy(a->strategy);

@@ -3,11 +3,13 @@
 // the integer golden executor.
 #include <iostream>
 
+#include "CliChecks.h"
 #include "Commands.h"
 #include "DataOptions.h"
 #include "Table.h"
 #include "mixtd/sim/Simulate.h"
 #include "mixtd/support/Error.h"
+#include "mixtd/support/OutputPath.h"
 
 namespace mixtd::cli {
 
@@ -110,15 +112,16 @@ Run add_simulate(CLI::App& app) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--frames,-B", a->o.frames, "frames to stream through (interval = the last two)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(in_range(std::int64_t{1}, sim::kMaxFrames));
   auto* fun = cmd->add_flag("--functional", a->o.functional,
                             "carry int8 data and compare the outputs with the integer golden executor");
   cmd->add_flag("--timing-only", a->timing_only, "move beats without data (the default; fastest)")->excludes(fun);
   cmd->add_option("--trace", a->trace, "write a VCD of every stream's occupancy/valid/ready (small designs)");
   cmd->add_option("--cycle-limit", a->o.cycle_limit,
-                  "stop after this many cycles (default: 50x the analytical latency)");
+                  "stop after this many cycles (default: 50x the analytical latency)")
+      ->check(in_range(std::int64_t{1}, sim::kMaxCycles));
   cmd->add_option("--stall", a->o.stall_probability, "random host-side gaps and back-pressure, per beat (0..1)")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(in_range(0.0, 1.0));
   cmd->add_option("--seed", a->o.seed, "input frames, calibration and stalls")->capture_default_str();
   add_data_options(cmd, a->data, true);
   cmd->add_flag("--all-modules", a->all, "list every module and stream, not only stages and busy ones");
@@ -134,18 +137,30 @@ Run add_simulate(CLI::App& app) {
       "  mixtd solve configs/networks/resnet18-fmnist-w0.25.onnx --device zc706 -o trained.yaml\n"
       "  mixtd simulate trained.yaml --functional --dataset fmnist --frames 20   # its test images");
   return [a] {
+    // SystemC writes the trace to TRACE, with .vcd added unless it ends so.
+    if (!a->trace.empty()) check_output_file(a->trace.ends_with(".vcd") ? a->trace : a->trace + ".vcd", "--trace");
     a->o.trace_path = a->trace;
     const arch::Design d = arch::load_design(a->design);
     if (!a->data.data.spec.empty()) {
       require(a->o.functional, "--dataset needs --functional (a timing-only run carries no data)");
       a->o.data = load_data(a->data, d.network, a->o.frames);
     }
+    // A long run says how far it got every few seconds (stderr; stdout stays the result).
+    a->o.progress = [frames = a->o.frames](std::int64_t done, std::int64_t cycle) {
+      std::cerr << "simulate: " << with_commas(done) << " of " << with_commas(frames) << " frames out, cycle "
+                << with_commas(cycle) << std::endl;
+    };
     const sim::SimResult r = sim::simulate(d, a->o);
     if (a->json)
       std::cout << sim::to_json(r).dump(2) << '\n';
     else
       print_result(r, std::cout, a->all);
-    if (!r.completed) return 1;
+    if (!r.completed) {
+      // The listing above shows what was blocked; the last line says why it stopped.
+      std::cout.flush();
+      std::cerr << "mixtd: error: simulate: " << r.error << '\n';
+      return 1;
+    }
     if (r.functional && !r.outputs_match) return 1;
     return 0;
   };

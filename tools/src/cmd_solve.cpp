@@ -11,6 +11,7 @@
 #include "mixtd/search/Solver.h"
 #include "mixtd/support/AtomicFile.h"
 #include "mixtd/support/Error.h"
+#include "mixtd/support/OutputPath.h"
 
 namespace mixtd::cli {
 
@@ -43,6 +44,7 @@ Run add_solve(CLI::App& app) {
       "Examples:\n  mixtd solve resnet18 --device u250 -o r18.yaml\n"
       "  mixtd solve r18.yaml --objective throughput --budget 0.5 -o r18-half.yaml");
   return [a] {
+    check_output_file(a->output, "--output");
     const std::filesystem::path in(a->input);
     const bool is_design = (in.extension() == ".yaml" || in.extension() == ".yml") && std::filesystem::exists(in) &&
                            [&] {

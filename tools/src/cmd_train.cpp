@@ -11,6 +11,7 @@
 #include "mixtd/nn/Data.h"
 #include "mixtd/nn/Model.h"
 #include "mixtd/support/Error.h"
+#include "mixtd/support/OutputPath.h"
 
 namespace mixtd::cli {
 
@@ -51,6 +52,8 @@ Run add_train(CLI::App& app) {
       "  OMP_WAIT_POLICY=PASSIVE mixtd train resnet18-fmnist:width=0.25 --dataset fmnist --epochs 6 --lr 0.05 \\\n"
       "      -o configs/networks/resnet18-fmnist-w0.25.onnx");
   return [a] {
+    check_output_file(a->out, "--output");
+    check_output_file(a->checkpoint.empty() ? a->out + ".ckpt" : a->checkpoint, "--checkpoint");
     require(a->threads >= 1 && a->threads <= 256, "--threads " + std::to_string(a->threads) + ": legal 1..256");
     std::string spec = a->spec;
     if (net::is_zoo_spec(spec) && spec.find("seed=") == std::string::npos)

@@ -2,6 +2,7 @@
 #include <iostream>
 #include <map>
 
+#include "CliChecks.h"
 #include "Commands.h"
 #include "mixtd/support/Error.h"
 #include "mixtd/support/Process.h"
@@ -49,12 +50,16 @@ int main(int argc, char** argv) {
   reg(mixtd::cli::add_predictor);
   reg(mixtd::cli::add_search);
   reg(mixtd::cli::add_flow);
+  mixtd::cli::refuse_non_finite(app);
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // Prints the help (exit 0) or "<what> / Run with --help" (exit 2, a usage error).
-    return app.exit(e) == 0 ? 0 : 2;
+    // --help and --version print as CLI11 does (exit 0); anything else is a
+    // usage error: one line naming the subcommand, the flag and what is legal.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::cerr << "mixtd: error: " << mixtd::cli::format_parse_error(app, e) << '\n';
+    return 2;
   }
   try {
     for (auto& [sub, run] : runs)
