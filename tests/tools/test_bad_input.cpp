@@ -111,6 +111,11 @@ TEST(BadInput, EveryReproductionIsOneLineAndWritesNothing) {
       {"solve tiny --objective fast -o " + out.string(), 2, "solve: --objective fast: legal latency|throughput", out},
       {"predictor train x.csv -o " + out.string() + " --trees 0", 2, "predictor train: --trees 0: legal 1 .. 100000",
        out},
+      {"solve tiny --device zc706 --method anneal --moves 99999999999999 -o " + out.string(), 2,
+       "solve: --moves 99999999999999: legal 1 .. 100000000", out},
+      {"cosim " + base + " -j 0", 2, "cosim: --jobs 0: legal 1 .. 256", {}},
+      {"predictor train x.csv -o " + out.string() + " --mtry 99999999999", 2,
+       "predictor train: --mtry 99999999999: too large or not a whole number", out},
       // 2. Non-finite numbers, on a flag with a range and on one without.
       {"simulate " + base + " --stall nan", 2, "simulate: --stall nan: not a finite number; legal 0 .. 1", {}},
       {"simulate " + base + " --stall 1.5", 2, "simulate: --stall 1.5: legal 0 .. 1", {}},

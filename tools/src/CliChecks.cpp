@@ -134,7 +134,9 @@ std::string format_parse_error(const CLI::App& app, const CLI::Error& e) {
       if (c == ',') c = '|';
     what = m[1].str() + " " + m[2].str() + ": legal " + legal;
   } else if (std::regex_match(what, m, std::regex("Could not convert: (\\S+) = (.*)"))) {
-    what = m[1].str() + " " + m[2].str() + ": not " + type_words(where, m[1].str());
+    double v = 0;
+    what = m[1].str() + " " + m[2].str() + ": " + (parse_double(m[2].str(), v) ? "too large or not " : "not ") +
+           type_words(where, m[1].str());
   } else if (std::regex_match(what, m, std::regex("The value (.*) is not an allowed value for (\\S+)"))) {
     what = m[2].str() + " " + m[1].str() + ": not " + type_words(where, m[2].str());
   } else if (std::regex_match(what, m, std::regex("The following arguments? (?:was|were) not expected: (.*)"))) {

@@ -82,7 +82,9 @@ Run add_cosim(CLI::App& app) {
   cmd->add_option("--stall", a->o.stall_probability, "random input gaps and output back-pressure, per beat (0..1)")
       ->check(in_range(0.0, 1.0));
   cmd->add_option("--cache", a->cache, "where Verilated models are kept (default ~/.cache/mixtd/cosim)");
-  cmd->add_option("--jobs,-j", a->o.build_jobs, "parallel compiles when building the model")->capture_default_str();
+  cmd->add_option("--jobs,-j", a->o.build_jobs, "parallel compiles when building the model")
+      ->capture_default_str()
+      ->check(in_range(1, 256));
   cmd->add_option("--vcd", a->o.vcd, "on a mismatch, write a VCD of the 2,000 cycles before it to this file");
   cmd->add_option("--inject-fault", a->o.fault,
                   "break the RTL on purpose to see the checks catch it: requant-shift (the first stage's shifts + 1)");

@@ -65,7 +65,9 @@ Run add_dataset(CLI::App& app) {
       ->required()
       ->check(in_range(std::int64_t{0}, std::int64_t{10000000}));
   gen->add_option("-o,--output", a->out, "the CSV (created, or resumed if it exists)")->required();
-  gen->add_option("--jobs,-j", a->o.jobs, "simulations at once (0 = one per core)")->capture_default_str();
+  gen->add_option("--jobs,-j", a->o.jobs, "simulations at once (0 = one per core)")
+      ->capture_default_str()
+      ->check(in_range(0, 256));
   gen->add_option("--seed", a->o.seed, "design i is drawn from (seed, i)")->capture_default_str();
   gen->add_option("--frames", a->o.frames, "frames per simulation (interval = the last two)")
       ->capture_default_str()

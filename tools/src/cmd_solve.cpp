@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "CliChecks.h"
 #include "Commands.h"
 #include "DesignReport.h"
 #include "Table.h"
@@ -36,7 +37,9 @@ Run add_solve(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::IsMember({"balance", "anneal"}));
   cmd->add_option("--seed", a->seed, "anneal: seed")->capture_default_str();
-  cmd->add_option("--moves", a->moves, "anneal: moves")->capture_default_str();
+  cmd->add_option("--moves", a->moves, "anneal: moves")
+      ->capture_default_str()
+      ->check(in_range(std::int64_t{1}, std::int64_t{100000000}));
   cmd->add_option("-o,--output", a->output, "design.yaml to write (atomically)")->capture_default_str();
   cmd->add_flag("--json", a->json, "print the report as JSON");
   cmd->footer(
