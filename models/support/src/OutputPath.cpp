@@ -50,6 +50,8 @@ void check_output_file(const fs::path& path, const std::string& what) {
   if (path.empty()) throw Error(what + ": an empty path; give a file to write");
   std::error_code ec;
   const fs::file_status st = fs::status(path, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory)  // a name too long, a loop of links, ...
+    throw Error(what + " " + quote(path) + ": " + ec.message());
   if (fs::is_directory(st))
     throw Error(what + " " + quote(path) + ": is a folder; a file name is needed (e.g. " + (path / "out").string() +
                 ")");
@@ -79,6 +81,8 @@ void check_output_dir(const fs::path& path, const std::string& what) {
   if (path.empty()) throw Error(what + ": an empty path; give a folder to write");
   std::error_code ec;
   const fs::file_status st = fs::status(path, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory)  // a name too long, a loop of links, ...
+    throw Error(what + " " + quote(path) + ": " + ec.message());
   if (fs::exists(st) && !fs::is_directory(st))
     throw Error(what + " " + quote(path) + ": is a file; a folder is needed");
   if (fs::is_directory(st)) {
