@@ -3,6 +3,7 @@
 #include <cmath>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "Commands.h"
 #include "Table.h"
@@ -77,11 +78,19 @@ Run add_decompose(CLI::App& app) {
       std::vector<std::string> convs;
       for (const auto& x : n.layers)
         if (x.kind == net::LayerKind::Conv2d) convs.push_back(x.name);
-      throw Error("--layer '" + a->layer + "': no such layer in network '" + n.name + "' (conv layers: " +
-                  join(convs) + ")");
+      throw Error("--layer '" + a->layer + "': no such layer in network '" + n.name + "' (conv layers: " + join(convs) +
+                  ")");
     }
     const td::Tau tau{*type, a->g1, a->g2, *type == td::TdType::None ? 0 : a->rank};
-    td::Decomposer dec(*l);
+    // The decomposer's errors (no weights, non-finite weights, τ) name the
+    // layer; the network's file is this command's to say.
+    std::optional<td::Decomposer> dec_holder;
+    try {
+      dec_holder.emplace(*l);
+    } catch (const Error& e) {
+      throw Error(a->spec + ": " + e.what());
+    }
+    td::Decomposer& dec = *dec_holder;
     const td::DecomposedLayer d = dec.decompose(tau);  // checks τ
     const double recon = dec.relative_error(tau);
 
@@ -89,9 +98,9 @@ Run add_decompose(CLI::App& app) {
     numerics::FloatTensor x(a->calib, n.input_shape);
     for (auto& v : x.data) v = static_cast<float>(rng.normal());
     const auto layer_in = numerics::run_float_until(n, x, l->inputs[0]);
-    const auto y_ref = numerics::conv2d(layer_in, l->weight.data(), l->bias.empty() ? nullptr : l->bias.data(),
-                                        l->conv.out_channels, l->conv.kh, l->conv.kw, l->conv.sh, l->conv.sw,
-                                        l->conv.ph, l->conv.pw, l->conv.groups);
+    const auto y_ref =
+        numerics::conv2d(layer_in, l->weight.data(), l->bias.empty() ? nullptr : l->bias.data(), l->conv.out_channels,
+                         l->conv.kh, l->conv.kw, l->conv.sh, l->conv.sw, l->conv.ph, l->conv.pw, l->conv.groups);
     const auto y_dec = numerics::run_decomposed(layer_in, d);
     const double layer_err = rel_error(y_ref, y_dec);
     numerics::Decompositions only{{l->name, d}};
@@ -132,19 +141,19 @@ Run add_decompose(CLI::App& app) {
     for (const auto& s : g.stages)
       t.add_row({s.role + (s.depthwise ? " (dw)" : ""), std::to_string(s.kh) + "x" + std::to_string(s.kw),
                  std::to_string(s.sh) + "x" + std::to_string(s.sw),
-                 std::to_string(s.in_ch) + "->" + std::to_string(s.out_ch), s.out.str(),
-                 with_commas(s.weight_count()), with_commas(s.macs())});
+                 std::to_string(s.in_ch) + "->" + std::to_string(s.out_ch), s.out.str(), with_commas(s.weight_count()),
+                 with_commas(s.macs())});
     t.print(std::cout);
-    std::cout << "\n" << g.chunks() << " chunk(s) (g1=" << tau.g1 << " x g2=" << tau.g2 << ")\n"
+    std::cout << "\n"
+              << g.chunks() << " chunk(s) (g1=" << tau.g1 << " x g2=" << tau.g2 << ")\n"
               << "params  " << with_commas(g.params()) << " of " << with_commas(orig.params()) << " ("
               << fixed(100.0 * g.params() / orig.params(), 1) << "%)\n"
               << "MACs    " << with_commas(g.macs()) << " of " << with_commas(orig.macs()) << " ("
               << fixed(100.0 * g.macs() / orig.macs(), 1) << "%)\n"
               << "reconstruction error      " << fixed(recon, 5) << "\n"
-              << "layer output error        " << fixed(layer_err, 5) << "  (" << a->calib
-              << " calibration images)\n"
-              << "network output error      " << fixed(net_err, 5) << ", top-1 agreement "
-              << fixed(100.0 * agree, 1) << "%\n";
+              << "layer output error        " << fixed(layer_err, 5) << "  (" << a->calib << " calibration images)\n"
+              << "network output error      " << fixed(net_err, 5) << ", top-1 agreement " << fixed(100.0 * agree, 1)
+              << "%\n";
     return 0;
   };
 }

@@ -146,7 +146,7 @@ Run add_eval_command(CLI::App& predictor) {
     const search::Target target = search::parse_target(target_it->second);
     const double k = std::strtod(macs_it->second.c_str(), nullptr);
     const search::Dataset d = search::read_dataset(a->csv);
-    const search::LabelledSet s = search::labelled_set(d, target, rf.feature_names());
+    const search::LabelledSet s = search::labelled_set(d, target, rf.feature_names(), a->model);
     require(s.rows() >= 2, a->csv + ": " + std::to_string(s.rows()) + " usable rows; need at least 2");
 
     std::vector<double> forest, spread, macs_only;
