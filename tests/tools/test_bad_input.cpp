@@ -13,30 +13,17 @@
 #include <string>
 #include <vector>
 
+#include "RunCli.h"
+
 namespace fs = std::filesystem;
 using testing::HasSubstr;
 using testing::StartsWith;
 
 namespace {
 
-struct Result {
-  int code = -1;
-  std::string out;  // stdout and stderr
-};
-
-Result run(const std::string& args) {
-  const std::string cmd = std::string(MIXTD_EXE) + " " + args + " 2>&1";
-  Result r;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  while (std::size_t n = std::fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), n);
-  const int status = ::pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-int count_lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+using mixtd::testing_cli::count_lines;
+using mixtd::testing_cli::Result;
+using mixtd::testing_cli::run;
 
 std::string last_line(const std::string& s) {
   const std::string t = s.empty() || s.back() != '\n' ? s : s.substr(0, s.size() - 1);

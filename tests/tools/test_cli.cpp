@@ -10,27 +10,16 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "RunCli.h"
+
 namespace fs = std::filesystem;
 using testing::HasSubstr;
 
 namespace {
 
-struct Result {
-  int code = -1;
-  std::string out;  // stdout and stderr
-};
-
-Result run(const std::string& args) {
-  const std::string cmd = std::string(MIXTD_EXE) + " " + args + " 2>&1";
-  Result r;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  while (std::size_t n = std::fread(buf.data(), 1, buf.size(), p)) r.out.append(buf.data(), n);
-  const int status = ::pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using mixtd::testing_cli::count_lines;
+using mixtd::testing_cli::Result;
+using mixtd::testing_cli::run;
 
 fs::path scratch(const std::string& name) {
   fs::path d = fs::temp_directory_path() / ("mixtd_cli_" + std::to_string(::getpid()));
@@ -44,8 +33,6 @@ std::string read_text(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
-
-int count_lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
 
 TEST(Cli, HelpTeaches) {
   const Result r = run("--help");
