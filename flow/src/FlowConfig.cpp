@@ -76,7 +76,8 @@ struct Reader {
   std::string file(const YAML::Node& n, const std::string& key) const {
     const fs::path p = text(n, key);
     const fs::path full = p.is_absolute() ? p : (base / p).lexically_normal();
-    if (!fs::is_regular_file(full))
+    std::error_code ec;  // a name too long for the file system is no file either
+    if (!fs::is_regular_file(full, ec))
       throw Error(at(n) + key + " '" + p.string() + "': no such file (" + full.string() + ")");
     return full.string();
   }

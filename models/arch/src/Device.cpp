@@ -103,7 +103,8 @@ Device load_device(const std::string& spec) {
   fs::path p(spec);
   if (p.extension() != ".yaml" && p.extension() != ".yml") {
     p = configs_dir() / "devices" / (spec + ".yaml");
-    if (!fs::exists(p)) {
+    std::error_code ec;  // a name too long for the file system is unknown too, not an exception
+    if (!fs::exists(p, ec)) {
       std::string names;
       for (const auto& n : device_names()) names += (names.empty() ? "" : ", ") + n;
       throw Error("unknown device '" + spec + "' (known: " + names + "; or give a .yaml file)");

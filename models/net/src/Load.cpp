@@ -19,7 +19,8 @@ Network load_network(const std::string& spec, bool with_weights) {
     return net;
   }
   if (is_zoo_spec(spec)) return build_zoo(spec, with_weights);
-  if (std::filesystem::exists(p))
+  std::error_code ec;  // a name too long for the file system: not a file, so the zoo's message
+  if (std::filesystem::exists(p, ec))
     throw Error("'" + spec + "': unknown network file type '" + ext + "' (expected .yaml, .yml or .onnx)");
   return build_zoo(spec, with_weights);  // throws, listing the zoo
 }

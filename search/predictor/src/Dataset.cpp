@@ -133,8 +133,9 @@ std::optional<net::Network> network_of(const std::string& spec, const std::files
   try {
     if (net::is_zoo_spec(spec)) return net::load_network(spec, false);
     const std::filesystem::path p(spec);
+    std::error_code ec;  // a name the file system refuses (too long) is not found, not an exception
     for (const auto& c : {p, csv.parent_path() / p})
-      if (std::filesystem::is_regular_file(c)) return net::load_network(c.string(), false);
+      if (std::filesystem::is_regular_file(c, ec)) return net::load_network(c.string(), false);
   } catch (const Error&) {
   }
   return std::nullopt;
