@@ -79,11 +79,17 @@ Device parse_device(const std::string& text, const std::string& source) {
       throw Error(at(n) + "'" + where + key + "' must be a number, got '" + (n.IsScalar() ? n.Scalar() : "?") + "'");
     }
   };
+  // name, part, family: words; a list or mapping there is refused by name.
+  auto word = [&](const char* key) {
+    const YAML::Node n = root[key];
+    if (!n.IsScalar()) throw Error(at(n) + "'" + key + "' must be a word, not a list or mapping");
+    return n.Scalar();
+  };
   Device d;
   if (!root["name"]) throw Error(source + ":1: device file is missing 'name'");
-  d.name = root["name"].as<std::string>();
-  d.part = root["part"] ? root["part"].as<std::string>() : "";
-  d.family = root["family"] ? root["family"].as<std::string>() : "xcup";
+  d.name = word("name");
+  d.part = root["part"] ? word("part") : "";
+  d.family = root["family"] ? word("family") : "xcup";
   const YAML::Node r = root["resources"];
   if (!r || !r.IsMap()) throw Error(source + ":1: device file is missing 'resources' (dsp, bram18, uram, lut, ff)");
   d.capacity.dsp = number(r, "dsp", "resources.");

@@ -28,6 +28,10 @@ void walk(const YAML::Node& n, const std::string& source, int depth, long& nodes
   if (n.IsMap()) {
     std::map<std::string, YAML::Node> seen;
     for (const auto& kv : n) {
+      // Every key of a mixtd file is a word; a list or mapping as a key
+      // (`[a]: 1`, `? {a: 1}`) would make the readers' key.as<string>() throw.
+      if (kv.first.IsSequence() || kv.first.IsMap())
+        throw Error(source + ":" + line_of(kv.first) + ": a key must be a plain word, not a list or mapping");
       const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : std::string();
       if (kv.first.IsScalar()) {
         const auto [it, fresh] = seen.emplace(key, kv.first);
