@@ -79,9 +79,14 @@ std::optional<report::ResourceUse> use(const json& a, const char* key) {
   return u;
 }
 
-void fill_headline(report::FlowReport& r, const fs::path& dir) {
-  const auto a = try_json(dir / "simulate/analysis.json");
-  const auto s = try_json(dir / "simulate/simulate.json");
+// The steps' JSON, each read once.
+struct Artefacts {
+  std::optional<json> analysis, simulate, cosim;
+};
+
+void fill_headline(report::FlowReport& r, const Artefacts& art, const fs::path& dir) {
+  const auto& a = art.analysis;
+  const auto& s = art.simulate;
   report::Headline h;
   if (a) {
     h.fps_batch1_analytical = num(*a, "fps_batch1");
@@ -106,8 +111,8 @@ void fill_headline(report::FlowReport& r, const fs::path& dir) {
   if (a || s || h.top1_float) r.headline = h;
 }
 
-void fill_layers(report::FlowReport& r, const fs::path& dir) {
-  const auto a = try_json(dir / "simulate/analysis.json");
+void fill_layers(report::FlowReport& r, const Artefacts& art, const fs::path& dir) {
+  const auto& a = art.analysis;
   if (!a || !a->contains("layers") || !fs::exists(dir / kFinalDesign)) return;
   const arch::Design d = arch::load_design(dir / kFinalDesign);
   for (const auto& l : (*a)["layers"]) {
@@ -162,10 +167,10 @@ void fill_search(report::FlowReport& r, const FlowConfig& c, const fs::path& dir
   if (!p.pairs.empty()) r.predictor = p;
 }
 
-void fill_agreement(report::FlowReport& r, const fs::path& dir) {
-  const auto a = try_json(dir / "simulate/analysis.json");
-  const auto s = try_json(dir / "simulate/simulate.json");
-  const auto v = try_json(dir / "cosim/cosim.json");
+void fill_agreement(report::FlowReport& r, const Artefacts& art) {
+  const auto& a = art.analysis;
+  const auto& s = art.simulate;
+  const auto& v = art.cosim;
   if (!a && !s && !v) return;
   report::Agreement g;
   report::AgreementRow lat{"latency, frame 1 (cycles)", {}, {}, {}}, iv{"interval (cycles)", {}, {}, {}};
@@ -223,11 +228,13 @@ report::FlowReport build_report(const FlowConfig& c, const fs::path& dir, const 
   r.header.budget = c.budget;
   r.header.fps_target = c.target_fps;
   r.header.date = date;
-  if (const auto a = try_json(dir / "simulate/analysis.json")) r.header.clock_mhz = num(*a, "clock_mhz");
-  fill_headline(r, dir);
-  fill_layers(r, dir);
+  const Artefacts art{try_json(dir / "simulate/analysis.json"), try_json(dir / "simulate/simulate.json"),
+                      try_json(dir / "cosim/cosim.json")};
+  if (art.analysis) r.header.clock_mhz = num(*art.analysis, "clock_mhz");
+  fill_headline(r, art, dir);
+  fill_layers(r, art, dir);
   fill_search(r, c, dir);
-  fill_agreement(r, dir);
+  fill_agreement(r, art);
   fill_package(r, c, dir);
   for (const auto& s : steps) {
     report::Step x;

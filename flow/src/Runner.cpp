@@ -15,6 +15,7 @@
 
 #include "mixtd/support/AtomicFile.h"
 #include "mixtd/support/Error.h"
+#include "mixtd/support/Rng.h"
 
 namespace mixtd::flow {
 
@@ -22,28 +23,6 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-struct Fnv {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  void add(std::string_view s) {
-    for (const char c : s) {
-      h ^= static_cast<unsigned char>(c);
-      h *= 0x100000001b3ULL;
-    }
-    add_byte(0);
-  }
-  void add_byte(unsigned char c) {
-    h ^= c;
-    h *= 0x100000001b3ULL;
-  }
-  void add_file(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    if (!in) throw Error(p.string() + ": cannot read");
-    char buf[1 << 16];
-    while (in.read(buf, sizeof buf) || in.gcount() > 0)
-      for (std::streamsize i = 0; i < in.gcount(); ++i) add_byte(static_cast<unsigned char>(buf[i]));
-  }
-};
 
 std::string hex(std::uint64_t v) {
   char b[20];
@@ -61,16 +40,16 @@ std::string clock_text(double s) {
   return b;
 }
 
+// The step's commands, the contents of the user files it reads and the hash
+// of the step before it.
 std::uint64_t step_hash(const Step& s, std::uint64_t before) {
-  Fnv f;
-  f.add(hex(before));
-  f.add(s.name);
+  std::string key = hex(before) + '\0' + s.name;
   for (const auto& c : s.commands) {
-    for (const auto& a : c.args) f.add(a);
-    f.add("|" + c.stdout_file + "|" + c.tag);
+    for (const auto& a : c.args) key += '\0' + a;
+    key += "\0|" + c.stdout_file + "|" + c.tag;
   }
-  for (const auto& in : s.inputs) f.add_file(in);
-  return f.h;
+  for (const auto& in : s.inputs) key += '\0' + hex(hash_string(read_file(in)));
+  return hash_string(key);
 }
 
 fs::path stamp_path(const fs::path& dir, const std::string& step) { return dir / ".flow" / (step + ".json"); }
@@ -287,18 +266,14 @@ std::vector<StepOutcome> run_steps(const std::vector<Step>& steps, const RunOpti
       outcomes.push_back(r);
       continue;
     }
-    if (i < from) {
-      if (!fresh)
-        throw Error("step '" + s.name + "' " +
-                    (stamp.present ? "is out of date (its inputs or settings changed)" : "has not run") +
-                    "; run the flow without --from, or --from " + s.name);
-    }
-    if (fresh && i < from) {
+    if (i < from && !fresh)
+      throw Error("step '" + s.name + "' " +
+                  (stamp.present ? "is out of date (its inputs or settings changed)" : "has not run") +
+                  "; run the flow without --from, or --from " + s.name);
+    // Before --from: kept; from it on: rerun; without --from: kept when
+    // unchanged unless forced.
+    if (fresh && (i < from || (o.from.empty() && !o.force.count(s.name)))) {
       r.status = report::StepStatus::skipped_unchanged;
-    } else if (fresh && !o.force.count(s.name) && (o.from.empty() || i < from)) {
-      r.status = report::StepStatus::skipped_unchanged;
-    }
-    if (r.status == report::StepStatus::skipped_unchanged) {
       r.summary = stamp.summary;
       r.seconds = stamp.seconds;
       out << head << ": unchanged, " << r.summary << "\n";
