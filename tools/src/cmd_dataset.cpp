@@ -9,6 +9,7 @@
 
 #include "CliChecks.h"
 #include "Commands.h"
+#include "MpiRun.h"
 #include "Table.h"
 #include "mixtd/arch/Design.h"
 #include "mixtd/net/Load.h"
@@ -56,6 +57,7 @@ Run add_dataset(CLI::App& app) {
     std::string network, device, out;
     search::DatasetOptions o;
     double budget = -1;
+    bool mpi = false;
   };
   auto a = std::make_shared<Args>();
   gen->add_option("--network", a->network, "a zoo name (see `mixtd zoo`), a .yaml description or an .onnx model")
@@ -85,6 +87,7 @@ Run add_dataset(CLI::App& app) {
   gen->add_option("--timeout", a->o.timeout_s, "seconds per simulation before it counts as failed")
       ->capture_default_str()
       ->check(in_range(0.001, 86400.0 * 7));
+  add_mpi_flag(gen, a->mpi);
   gen->footer(
       "Per design: a target MAC ratio is drawn from N(mac-ratio, mac-sigma); each decomposable layer\n"
       "stays undecomposed with probability --undecomposed, else takes a τ (all groupings up to 8\n"
@@ -93,8 +96,12 @@ Run add_dataset(CLI::App& app) {
       "totals; the analytical estimates) and the simulated interval, latency and FPS, or the reason\n"
       "it failed. Kill it at any time and rerun the same command: it continues where it stopped,\n"
       "without losing or duplicating rows (docs/predictor.md).\n\n"
-      "Example:\n  mixtd dataset generate --network resnet18 --device u250 -n 400 -o r18-u250.csv --seed 1");
+      "Examples:\n  mixtd dataset generate --network resnet18 --device u250 -n 400 -o r18-u250.csv --seed 1\n"
+      "  mpirun -n 5 mixtd dataset generate --network resnet18 --device u250 -n 400 -o r18-u250.csv --seed 1 --mpi\n"
+      "      (the same file, simulated by 4 worker ranks; docs/scale.md)");
   return [a] {
+    MpiRun mpi(a->mpi, "dataset generate");
+    if (mpi.worker()) return mpi.serve();
     check_output_file(a->out, "--output");
     arch::Design base =
         arch::make_design(net::load_network(a->network, false), a->network, arch::load_device(a->device), a->device);

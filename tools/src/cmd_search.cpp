@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "Commands.h"
+#include "MpiRun.h"
 #include "DataOptions.h"
 #include "QueryCache.h"
 #include "Table.h"
@@ -234,7 +235,7 @@ Run add_search(CLI::App& app) {
     double finetune_lr = 5e-4;
     int jobs = 0, threads = 1;
     double sim_timeout = 600;
-    bool resume = false, no_final_verify = false, bench = false;
+    bool resume = false, no_final_verify = false, bench = false, mpi = false;
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("NET", a->net, "a zoo name (`mixtd zoo`), a .yaml description or an .onnx model")->required();
@@ -305,6 +306,7 @@ Run add_search(CLI::App& app) {
                   "outputs unchanged, only faster)");
   cmd->add_flag("--resume", a->resume, "continue the search in -o from its last checkpoint");
   cmd->add_flag("--bench", a->bench, "print candidates per hour and the time per gate at the end");
+  add_mpi_flag(cmd, a->mpi);
   cmd->footer(
       "Algorithm (paper §V, docs/search.md): each layer's candidates are first tried alone and those\n"
       "losing more than --layer-drop pp are dropped; 25 designs are drawn from a Gaussian prior on\n"
@@ -324,8 +326,12 @@ Run add_search(CLI::App& app) {
       "  mixtd search resnet18-fmnist:width=0.25 --weights configs/networks/resnet18-fmnist-w0.25.onnx \\\n"
       "      --device zc706 --target-fps 4000 --strategy greedy --oracle analytical -o s2\n"
       "  mixtd search resnet18 --device u250 --accuracy fidelity --pareto --oracle analytical \\\n"
-      "      --generations 10 -o r18-pareto");
+      "      --generations 10 -o r18-pareto\n"
+      "  mpirun -n 3 mixtd search resnet18-fmnist:width=0.25 --accuracy fidelity --device zc706 \\\n"
+      "      --target-fps 4000 --oracle systemc --generations 3 -o s3 --mpi   (SystemC on 2 worker ranks)");
   return [a] {
+    MpiRun mpi(a->mpi, "search");
+    if (mpi.worker()) return mpi.serve();
     check_output_dir(a->out, "--output");
     if (!a->query_cache.empty()) check_output_file(a->query_cache, "--query-cache");
     search::SearchOptions o = a->o;

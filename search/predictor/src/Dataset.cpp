@@ -15,6 +15,7 @@
 #include "mixtd/net/Load.h"
 #include "mixtd/net/Zoo.h"
 #include "mixtd/search/Solver.h"
+#include "mixtd/sim/JobBackend.h"
 #include "mixtd/sim/Simulate.h"
 #include "mixtd/support/Csv.h"
 #include "mixtd/support/Error.h"
@@ -260,7 +261,10 @@ std::int64_t generate_dataset(const arch::Design& base, const std::string& spec,
     ~Closer() { ::close(fd); }
   } closer{fd};
 
-  const int jobs = o.jobs > 0 ? o.jobs : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  // Batches of twice the jobs that run at once, on whichever back end runs
+  // them (forked children, or MPI workers): a row's content depends only on
+  // (seed, index), so the batch size changes nothing but the resume points.
+  const int jobs = sim::job_backend().slots(o.jobs);
   sim::SimOptions so;
   so.frames = o.frames;
   const auto t0 = std::chrono::steady_clock::now();
