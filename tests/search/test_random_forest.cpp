@@ -1,9 +1,11 @@
 // The random forest (search/RandomForest.h): it learns a known function,
 // its out-of-bag error tells the truth about held-out error, it is
 // deterministic, and its file round-trips and refuses what it should.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -18,6 +20,7 @@ namespace {
 using mixtd::search::FeatureMatrix;
 using mixtd::search::ForestParams;
 using mixtd::search::RandomForest;
+using testing::AllOf;
 
 // Friedman #1: y = 10 sin(π x0 x1) + 20 (x2 − ½)² + 10 x3 + 5 x4 + N(0, σ²),
 // x ~ U[0,1]^10 (five features are noise).
@@ -232,6 +235,63 @@ TEST(RandomForest, LoadRefusesOtherVersionsForeignAndDamagedFiles) {
   expect_error(flipped, "checksum");
   std::filesystem::remove(path);
   EXPECT_THROW(RandomForest::load(path), mixtd::Error);  // missing file
+}
+
+// Found by fuzz_forest (fuzz/corpus/fuzz_forest/regress-*): the header's
+// counts sized allocations before they were checked ("trees 99999999999":
+// a 2 TB allocation; "trees -1" wrapped to 2^64 - 1: std::length_error),
+// and a child index of -1 passed the node check (its unsigned +1 wrapped to
+// 0), so predict() read before the tree. A leaf value of NaN was loaded and
+// predicted silently. Each is now one mixtd::Error naming the file and value.
+TEST(RandomForest, LoadRefusesCountsAndNodesTheFileCannotHold) {
+  const Data train = friedman1(100, 15);
+  const RandomForest rf = RandomForest::fit(train.x, train.y, small(3));
+  const auto path = temp("counts.bin");
+  rf.save(path);
+  const std::string bytes = mixtd::read_file(path);
+  auto message = [&](const std::string& content) {
+    mixtd::write_file_atomic(path, content);
+    try {
+      RandomForest::load(path);
+    } catch (const mixtd::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("loaded");
+  };
+  auto header = [&](const std::string& from, const std::string& to) {
+    std::string b = bytes;
+    b.replace(b.find(from), from.size(), to);
+    return b;
+  };
+  const std::string p = path.string();
+  EXPECT_THAT(message(header("\ntrees 3\n", "\ntrees 99999999999\n")),
+              testing::StartsWith(p + ":3: trees 99999999999: the file's "));
+  EXPECT_EQ(message(header("\ntrees 3\n", "\ntrees -1\n")), p + ":3: malformed header line 'trees -1'");
+  EXPECT_EQ(message(header("\ntrees 3\n", "\ntrees 3x\n")), p + ":3: malformed header line 'trees 3x'");
+  EXPECT_THAT(message(header("\nrows 100\n", "\nrows 99999999999\n")),
+              testing::StartsWith(p + ":5: rows 99999999999: the file's "));
+
+  // The binary part, with its checksum recomputed as save() does.
+  const std::size_t body = bytes.find("\nend\n") + 5;
+  auto with_node = [&](std::size_t node, std::size_t field, auto value) {
+    std::string b = bytes;
+    std::memcpy(b.data() + body + 4 + node * 24 + field, &value, sizeof value);
+    std::uint64_t h = 0xcbf29ce484222325ULL;
+    for (std::size_t i = body; i + 8 < b.size(); ++i) h = (h ^ static_cast<unsigned char>(b[i])) * 0x100000001b3ULL;
+    std::memcpy(b.data() + b.size() - 8, &h, 8);
+    return b;
+  };
+  ASSERT_GE(rf.tree(0)[0].feature, 0) << "tree 0's root must be a split";
+  EXPECT_THAT(message(with_node(0, 4, std::int32_t{-1})),
+              testing::StartsWith(p + ": tree 0 node 0: child -1 (legal 1 .. "));
+  std::size_t leaf = 0;
+  while (rf.tree(0)[leaf].feature >= 0) ++leaf;
+  EXPECT_THAT(message(with_node(leaf, 16, std::numeric_limits<double>::quiet_NaN())),
+              AllOf(testing::StartsWith(p + ": tree 0 node " + std::to_string(leaf) + ": value "),
+                    testing::EndsWith("is not a finite number")));
+  // The unchanged file still loads.
+  EXPECT_EQ(message(bytes), "loaded");
+  std::filesystem::remove(path);
 }
 
 TEST(RandomForest, BadInputIsRefusedWithWhatWouldBeLegal) {

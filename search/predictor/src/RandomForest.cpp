@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <armadillo>
 #include <atomic>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -531,6 +532,22 @@ std::uint64_t fnv(const char* data, std::size_t n) {
 
 bool has_space_or_newline(const std::string& s) { return s.find_first_of(" \t\r\n") != std::string::npos; }
 
+// A header number: the whole word (from_chars: no sign for an unsigned
+// count, no leading space, nothing after it).
+template <typename T>
+bool whole(const std::string& s, T& v) {
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return !s.empty() && ec == std::errc() && end == s.data() + s.size();
+}
+
+// A real as save() writes it (%a hex float, or nan/inf for an undefined
+// out-of-bag figure), the whole word.
+bool real(const std::string& s, double& v) {
+  char* end = nullptr;
+  v = std::strtod(s.c_str(), &end);
+  return !s.empty() && end == s.c_str() + s.size();
+}
+
 }  // namespace
 
 void RandomForest::save(const std::filesystem::path& path) const {
@@ -586,55 +603,72 @@ RandomForest RandomForest::load(const std::filesystem::path& path) {
   next_line();
   const std::string version_line = next_line();
   int version = -1;
-  if (version_line.rfind("version ", 0) == 0) version = std::atoi(version_line.c_str() + 8);
-  require(version == kFormatVersion, where + ":2: random-forest file format version " +
-                                         (version < 0 ? "'" + version_line + "'" : std::to_string(version)) +
-                                         "; this mixtd reads version " + std::to_string(kFormatVersion) +
-                                         " — retrain with `mixtd predictor train`");
+  if (version_line.rfind("version ", 0) == 0 && !whole(version_line.substr(8), version)) version = -1;
+  require(version == kFormatVersion,
+          where + ":2: random-forest file format version " +
+              (version < 0 ? "'" + version_line.substr(0, 40) + "'" : std::to_string(version)) +
+              "; this mixtd reads version " + std::to_string(kFormatVersion) +
+              " — retrain with `mixtd predictor train`");
 
   RandomForest rf;
+  // The counts size the allocations below, so each is checked against the
+  // bytes that follow the header before anything is allocated.
   std::size_t trees = 0, features = 0, rows = 0;
+  int trees_line = 0, rows_line = 0;
   for (;;) {
     const std::string line = next_line();
     if (line == "end") break;
     std::istringstream in(line);
     std::string key;
     in >> key;
-    auto bad = [&] { return where + ":" + std::to_string(line_no) + ": malformed header line '" + line + "'"; };
+    // Every value is one word that must parse whole: "trees -1" or
+    // "rows 3x" would otherwise wrap or be cut silently.
+    auto bad = [&] {
+      return where + ":" + std::to_string(line_no) + ": malformed header line '" + line.substr(0, 80) + "'";
+    };
+    auto count = [&](std::size_t& v, int& at) {
+      std::string w, extra;
+      require(static_cast<bool>(in >> w) && !(in >> extra) && whole(w, v), bad());
+      at = line_no;
+    };
     if (key == "trees") {
-      require(static_cast<bool>(in >> trees), bad());
+      count(trees, trees_line);
     } else if (key == "features") {
-      require(static_cast<bool>(in >> features), bad());
+      int unused = 0;
+      count(features, unused);
     } else if (key == "rows") {
-      require(static_cast<bool>(in >> rows), bad());
+      count(rows, rows_line);
     } else if (key == "params") {
       std::string kv;
       while (in >> kv) {
         const auto eq = kv.find('=');
         require(eq != std::string::npos, bad());
         const std::string k = kv.substr(0, eq), v = kv.substr(eq + 1);
+        bool ok = true;
         if (k == "mtry")
-          rf.params_.mtry = std::atoi(v.c_str());
+          ok = whole(v, rf.params_.mtry);
         else if (k == "max_depth")
-          rf.params_.max_depth = std::atoi(v.c_str());
+          ok = whole(v, rf.params_.max_depth);
         else if (k == "min_leaf")
-          rf.params_.min_leaf = std::atoi(v.c_str());
+          ok = whole(v, rf.params_.min_leaf);
         else if (k == "max_bins")
-          rf.params_.max_bins = std::atoi(v.c_str());
+          ok = whole(v, rf.params_.max_bins);
         else if (k == "sample_fraction")
-          rf.params_.sample_fraction = std::strtod(v.c_str(), nullptr);
+          ok = real(v, rf.params_.sample_fraction);
         else if (k == "seed")
-          rf.params_.seed = std::strtoull(v.c_str(), nullptr, 10);
+          ok = whole(v, rf.params_.seed);
+        require(ok, bad());
       }
     } else if (key == "oob_rmse" || key == "oob_r2") {
-      std::string v;
-      require(static_cast<bool>(in >> v), bad());
-      (key == "oob_rmse" ? rf.oob_rmse_ : rf.oob_r2_) = std::strtod(v.c_str(), nullptr);
+      std::string v, extra;
+      require(static_cast<bool>(in >> v) && !(in >> extra) && real(v, key == "oob_rmse" ? rf.oob_rmse_ : rf.oob_r2_),
+              bad());
     } else if (key == "feature") {
-      std::string name, imp;
-      require(static_cast<bool>(in >> name >> imp), bad());
+      std::string name, imp, extra;
+      double importance = 0;
+      require(static_cast<bool>(in >> name >> imp) && !(in >> extra) && real(imp, importance), bad());
       rf.feature_names_.push_back(name);
-      rf.impurity_.push_back(std::strtod(imp.c_str(), nullptr));
+      rf.impurity_.push_back(importance);
     } else if (key == "meta") {
       std::string k;
       require(static_cast<bool>(in >> k), bad());
@@ -649,7 +683,6 @@ RandomForest RandomForest::load(const std::filesystem::path& path) {
   require(trees >= 1 && rf.feature_names_.size() == features,
           where + ": header says " + std::to_string(trees) + " trees and " + std::to_string(features) +
               " features but lists " + std::to_string(rf.feature_names_.size()) + " feature lines");
-  rf.params_.trees = static_cast<int>(trees);
 
   const std::size_t body = pos;
   require(bytes.size() >= body + 8, where + ": truncated random-forest file (no trees)");
@@ -657,11 +690,29 @@ RandomForest RandomForest::load(const std::filesystem::path& path) {
   std::memcpy(&stored, bytes.data() + bytes.size() - 8, 8);
   require(stored == fnv(bytes.data() + body, bytes.size() - 8 - body),
           where + ": random-forest file is corrupt (checksum mismatch); retrain or copy it again");
+  // A tree is at least its node count and one node; an out-of-bag
+  // prediction is 8 bytes.
+  const std::size_t room = bytes.size() - 8 - body;
+  constexpr std::size_t kNodeBytes = 2 * sizeof(std::int32_t) + 2 * sizeof(double);
+  require(trees <= room / (sizeof(std::uint32_t) + kNodeBytes),
+          where + ":" + std::to_string(trees_line) + ": trees " + std::to_string(trees) + ": the file's " +
+              std::to_string(room) + " bytes of trees hold at most " +
+              std::to_string(room / (sizeof(std::uint32_t) + kNodeBytes)));
+  require(rows <= room / sizeof(double), where + ":" + std::to_string(rows_line) + ": rows " + std::to_string(rows) +
+                                             ": the file's " + std::to_string(room) + " bytes of trees hold at most " +
+                                             std::to_string(room / sizeof(double)) + " out-of-bag predictions");
+  rf.params_.trees = static_cast<int>(trees);
   Reader r{bytes, body, path};
   rf.trees_.resize(trees);
-  for (auto& t : rf.trees_) {
+  for (std::size_t ti = 0; ti < trees; ++ti) {
+    auto& t = rf.trees_[ti];
+    // Messages are built only on failure: a forest has ~10^5 nodes.
+    auto tree = [&] { return where + ": tree " + std::to_string(ti); };
     const auto count = r.get<std::uint32_t>();
-    require(count >= 1 && count <= bytes.size(), where + ": corrupt tree size " + std::to_string(count));
+    const std::size_t most = (bytes.size() - r.pos) / kNodeBytes;
+    if (count < 1 || count > most)
+      throw Error(tree() + ": node count " + std::to_string(count) + " (legal 1 .. " + std::to_string(most) +
+                  ", what the file holds)");
     t.resize(count);
     for (std::uint32_t i = 0; i < count; ++i) {
       ForestNode& n = t[i];
@@ -669,10 +720,20 @@ RandomForest RandomForest::load(const std::filesystem::path& path) {
       n.left = r.get<std::int32_t>();
       n.threshold = r.get<double>();
       n.value = r.get<double>();
-      require(n.feature < static_cast<std::int32_t>(features) &&
-                  (n.feature < 0 ||
-                   (static_cast<std::uint32_t>(n.left) > i && static_cast<std::uint32_t>(n.left) + 1 < count)),
-              where + ": corrupt tree node");
+      auto node = [&] { return tree() + " node " + std::to_string(i) + ": "; };
+      if (n.feature >= static_cast<std::int64_t>(features))
+        throw Error(node() + "feature " + std::to_string(n.feature) + " (the model has " + std::to_string(features) +
+                    ")");
+      // Children come after their parent (prediction walks forwards and
+      // ends), both inside the tree; computed in 64 bits so that -1 does
+      // not wrap into range.
+      const std::int64_t left = n.left, first = std::int64_t{i} + 1, last = std::int64_t{count} - 2;
+      if (n.feature >= 0 && (left < first || left > last))
+        throw Error(node() + "child " + std::to_string(left) +
+                    (first <= last ? " (legal " + std::to_string(first) + " .. " + std::to_string(last) + ")"
+                                   : " (a node this late in the tree must be a leaf)"));
+      if (!std::isfinite(n.value)) throw Error(node() + "value " + std::to_string(n.value) + " is not a finite number");
+      if (n.feature >= 0 && std::isnan(n.threshold)) throw Error(node() + "threshold is not a number");
     }
   }
   rf.oob_.resize(rows);
