@@ -207,6 +207,35 @@ TEST(DesignErrors, MissingFieldsAndUnknownKeys) {
   EXPECT_THAT(error_of(std::string(kHead) + "budget: 1.5\n"), HasSubstr("bad.yaml:3: 'budget' = 1.5: legal"));
 }
 
+// Found by fuzz_design (fuzz/corpus/fuzz_design/regress-map-as-key): `? ? `
+// is a mapping used as a key, which escaped as a YAML::TypedBadConversion.
+TEST(DesignErrors, AMappingAsAKeyIsRefusedWithItsLine) {
+  EXPECT_THAT(error_of("? ? \n"), HasSubstr("bad.yaml:1: a key must be a plain word, not a list or mapping"));
+  EXPECT_THAT(error_of(std::string(kHead) + "[fifo_depth]: 4\n"),
+              HasSubstr("bad.yaml:3: a key must be a plain word, not a list or mapping"));
+}
+
+// Found by fuzz_device (fuzz/corpus/fuzz_device/regress-name-*): a list or
+// mapping as the name, part or family escaped as a YAML::TypedBadConversion;
+// and (fuzz_flow) a device name too long for the file system escaped the
+// lookup as a std::filesystem::filesystem_error.
+TEST(Device, ANameThatIsNotAWordOrTooLongIsRefused) {
+  const std::string rest = "resources: {dsp: 1, bram18: 1, uram: 0, lut: 1, ff: 1}\nclock_mhz: 300\n";
+  const struct {
+    std::string yaml, message;
+  } cases[] = {
+      {"name: [a, b]\n" + rest, "x.yaml:1: 'name' must be a word, not a list or mapping"},
+      {"name: x\npart: {a: 1}\n" + rest, "x.yaml:2: 'part' must be a word, not a list or mapping"},
+      {"name: x\nfamily: [xcup]\n" + rest, "x.yaml:2: 'family' must be a word, not a list or mapping"},
+  };
+  for (const auto& c : cases)
+    EXPECT_THAT([&] { parse_device(c.yaml, "x.yaml"); }, testing::ThrowsMessage<mixtd::Error>(HasSubstr(c.message)))
+        << c.yaml;
+  const std::string long_name(300, 'd');
+  EXPECT_THAT([&] { load_device(long_name); },
+              testing::ThrowsMessage<mixtd::Error>(HasSubstr("unknown device '" + long_name + "' (known: ")));
+}
+
 TEST(Device, FilesLoadAndMissingFieldsAreNamed) {
   const Device u = load_device("u250");
   EXPECT_EQ(u.capacity.dsp, 12288);

@@ -67,6 +67,19 @@ TEST(FlowConfig, MistakesNameFileLineKeyAndValue) {
   EXPECT_THAT(error_of("network: [tiny\n"), HasSubstr("flow.yaml:"));
 }
 
+// Found by fuzz_flow (fuzz/corpus/fuzz_flow/regress-name-too-long): a
+// device or file name longer than the file system allows made the existence
+// checks throw std::filesystem::filesystem_error; each is "not found".
+TEST(FlowConfig, NamesTooLongForTheFileSystemAreNotFound) {
+  const std::string name(300, 'x');
+  EXPECT_THAT(error_of("network: tiny\ndevice: " + name + "\ntarget_fps: 10\n"),
+              HasSubstr("flow.yaml:2: device: unknown device '" + name + "'"));
+  EXPECT_THAT(error_of(kBase + "weights: " + name + ".onnx\n"),
+              HasSubstr("flow.yaml:4: weights '" + name + ".onnx': no such file"));
+  EXPECT_THAT(error_of("network: " + name + ".yaml\ndevice: zc706\ntarget_fps: 10\n"),
+              HasSubstr("flow.yaml:1: network '" + name + ".yaml': no such file"));
+}
+
 TEST(FlowConfig, ShippedFlowsAndTheHelpExampleLoad) {
   for (const auto& e : fs::directory_iterator(fs::path(MIXTD_SOURCE_DIR) / "configs/flows")) {
     const flow::FlowConfig c = flow::load_flow(e.path());

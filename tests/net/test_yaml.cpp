@@ -187,6 +187,25 @@ TEST(WeightsFile, NonFiniteValuesAndDirectoriesAreRefused) {
                                                  testing::Not(HasSubstr("Success")))));
 }
 
+// Found by fuzz_network_yaml (fuzz/corpus/fuzz_network_yaml/regress-list-*):
+// a list or mapping as a key made the reader's key.as<string>() throw an
+// uncaught YAML::TypedBadConversion.
+TEST(YamlErrors, AListOrMappingAsAKeyIsRefusedWithItsLine) {
+  EXPECT_THAT(error_of("network: tiny\n[input]: 1\n"),
+              HasSubstr("bad.yaml:2: a key must be a plain word, not a list or mapping"));
+  EXPECT_THAT(error_of(std::string(kHeader) + "  - {name: c1, kind: relu, input: input, {a: 1}: 2}\n"),
+              HasSubstr("bad.yaml:4: a key must be a plain word, not a list or mapping"));
+}
+
+// Found by fuzz_flow: a network name longer than the file system allows made
+// the file-existence check throw std::filesystem::filesystem_error; it is an
+// unknown network like any other.
+TEST(Load, ANameTooLongForTheFileSystemIsAnUnknownNetwork) {
+  const std::string name(300, 'n');
+  EXPECT_THAT([&] { mixtd::net::load_network(name); },
+              testing::ThrowsMessage<mixtd::Error>(AllOf(HasSubstr("'" + name + "'"), HasSubstr("tiny"))));
+}
+
 TEST(Load, UnknownFileType) {
   const fs::path p = scratch_dir() / "net.txt";
   mixtd::write_file_atomic(p, std::string_view("x"));

@@ -137,6 +137,24 @@ TEST(Dataset, BrokenFilesAreRefusedWithTheLine) {
   EXPECT_EQ(ds.skipped, 1);
 }
 
+// Found by fuzz_dataset (fuzz/corpus/fuzz_dataset/regress-name-too-long): a
+// `network=` longer than the file system allows made the network lookup
+// throw std::filesystem::filesystem_error. Such a network is not found, so
+// the columns are not checked against it; the rows still are.
+TEST(Dataset, ANetworkNameTooLongForTheFileSystemIsNotFound) {
+  const fs::path p = temp("mixtd_dataset_long_name.csv");
+  const std::string name(300, 'n');
+  const std::string head = "# mixtd dataset v1 network=" + name +
+                           "\nindex,seed,status,a,sim_interval,sim_latency,sim_fps_batch1,sim_fps_peak\n";
+  std::ofstream(p) << head << "0,1,ok,1,2,3,4,5\n";
+  const auto ds = search::read_dataset(p);
+  EXPECT_EQ(ds.network, name);
+  EXPECT_EQ(ds.rows.size(), 1u);
+  std::ofstream(p) << head << "0,1,ok,1,2,3,4,5\n1,1,ok,1,2,3,-4,5\n";
+  EXPECT_THAT([&] { search::read_dataset(p); },
+              ::testing::ThrowsMessage<Error>(AllOf(HasSubstr(p.string() + ":4:"), HasSubstr("sim_fps_batch1"))));
+}
+
 // Issue 24: a file whose first line names one network but whose columns are
 // another's, and "ok" rows with a rate of 0 or below, are refused naming the
 // file and line; a model evaluated on another network's data names both
