@@ -144,6 +144,17 @@ TEST(BadInput, EveryReproductionIsOneLineAndWritesNothing) {
        "--frames 1000000 of design 'resnet18' need about 152 GB of simulator memory",
        {}},
       {"simulate " + base + " --cycle-limit 0", 2, "simulate: --cycle-limit 0: legal 1 .. 1000000000000", {}},
+      // 5. Unsigned flags: CLI11's strtoull took -1 as 2^64 - 1 and clamped
+      // anything beyond 64 bits to it (refuse_negative_unsigned).
+      {"dataset generate --network tiny --device zc706 -n 1 -o " + out.string() + " --seed -1", 2,
+       "dataset generate: --seed -1: not a non-negative whole number", out},
+      {"dataset generate --network tiny --device zc706 -n 1 -o " + out.string() + " --seed 99999999999999999999", 2,
+       "dataset generate: --seed 99999999999999999999: too large (more than 64 bits)", out},
+      {"search tiny --device zc706 --target-fps 1 -o " + out.string() + " --seed -1", 2,
+       "search: --seed -1: not a non-negative whole number", out},
+      {"gen-rtl " + base + " -o " + out.string() + " --seed -7", 2,
+       "gen-rtl: --seed -7: not a non-negative whole number", out},
+      {"simulate " + base + " --seed -1", 2, "simulate: --seed -1: not a non-negative whole number", {}},
   };
   const std::string file_before = read_text(s.file);
   for (const Row& row : rows) {

@@ -1,5 +1,6 @@
 #include "CliChecks.h"
 
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -102,6 +103,23 @@ void refuse_non_finite(CLI::App& app) {
   for (CLI::Option* o : app.get_options())
     if (o->get_type_name().rfind("FLOAT", 0) == 0) o->check(finite);
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) refuse_non_finite(*sub);
+}
+
+void refuse_negative_unsigned(CLI::App& app) {
+  const CLI::Validator non_negative(
+      [](std::string& text) -> std::string {
+        const auto first = text.find_first_not_of(" \t\n\v\f\r");
+        if (first != std::string::npos && text[first] == '-') return kMark + text + ": not a non-negative whole number";
+        errno = 0;
+        char* end = nullptr;
+        (void)std::strtoull(text.c_str(), &end, 0);
+        if (errno == ERANGE) return kMark + text + ": too large (more than 64 bits)";
+        return {};  // anything else is for CLI11's conversion (and in_range) to judge
+      },
+      "", "non-negative");
+  for (CLI::Option* o : app.get_options())
+    if (o->get_type_name().rfind("UINT", 0) == 0) o->check(non_negative);
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) refuse_negative_unsigned(*sub);
 }
 
 std::string format_parse_error(const CLI::App& app, const CLI::Error& e) {

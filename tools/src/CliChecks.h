@@ -1,7 +1,8 @@
 // The command line's own checks and its one error format (issue 24).
 //
 // Every number a user can type is bounded (`in_range`), no floating flag takes
-// NaN or Inf (`refuse_non_finite`, applied to every command at once), and a
+// NaN or Inf (`refuse_non_finite`) and no unsigned flag a negative number
+// (`refuse_negative_unsigned`; both applied to every command at once), and a
 // parse error is one line `mixtd: error: <subcommand>: …` (`format_parse_error`).
 #pragma once
 
@@ -22,6 +23,12 @@ inline CLI::Validator in_range(int lo, int hi) { return in_range(std::int64_t{lo
 // Adds a finite-number check to every floating option of `app` and of its
 // subcommands, recursively.
 void refuse_non_finite(CLI::App& app);
+
+// Adds to every unsigned whole-number option of `app` and of its
+// subcommands, recursively, a check that refuses a negative value and one
+// beyond 64 bits (CLI11 converts with strtoull, which turns `--seed -1`
+// into 2^64 - 1 and clamps larger numbers to it, silently).
+void refuse_negative_unsigned(CLI::App& app);
 
 // One line (no newline, no "mixtd: error: " prefix) for a parse error of `app`:
 // which subcommand, the flag, the value and what would be legal.

@@ -51,6 +51,7 @@ int main(int argc, char** argv) {
   reg(mixtd::cli::add_search);
   reg(mixtd::cli::add_flow);
   mixtd::cli::refuse_non_finite(app);
+  mixtd::cli::refuse_negative_unsigned(app);
 
   try {
     app.parse(argc, argv);
