@@ -155,6 +155,20 @@ TEST(BadInput, EveryReproductionIsOneLineAndWritesNothing) {
       {"gen-rtl " + base + " -o " + out.string() + " --seed -7", 2,
        "gen-rtl: --seed -7: not a non-negative whole number", out},
       {"simulate " + base + " --seed -1", 2, "simulate: --seed -1: not a non-negative whole number", {}},
+      // 6. A data folder whose name the file system refuses (too long) is no
+      // folder, not an internal error from std::filesystem.
+      {"accuracy tiny --dataset fmnist:" + (s.dir / std::string(300, 'f')).string(),
+       1,
+       std::string(300, 'f') + ": no such folder (Fashion-MNIST",
+       {}},
+      {"accuracy tiny --dataset cifar10:" + (s.dir / std::string(300, 'c')).string(),
+       1,
+       std::string(300, 'c') + ": no such folder (cifar10:DIR",
+       {}},
+      {"accuracy tiny --dataset imagefolder:" + (s.dir / std::string(300, 'i')).string(),
+       1,
+       std::string(300, 'i') + ": no such folder",
+       {}},
   };
   const std::string file_before = read_text(s.file);
   for (const Row& row : rows) {

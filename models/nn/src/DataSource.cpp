@@ -79,9 +79,10 @@ Dataset load_npy_pair(const std::string& images, const std::string& labels) {
 }
 
 std::string cifar_dir(const std::string& dir) {
-  require(fs::is_directory(dir), dir + ": no such folder (cifar10:DIR wants the folder of data_batch_1.bin ...)");
-  if (fs::exists(fs::path(dir) / "data_batch_1.bin")) return dir;
-  if (fs::exists(fs::path(dir) / "cifar-10-batches-bin" / "data_batch_1.bin"))
+  std::error_code ec;  // a name the file system refuses (too long) is no folder/file, not an exception
+  require(fs::is_directory(dir, ec), dir + ": no such folder (cifar10:DIR wants the folder of data_batch_1.bin ...)");
+  if (fs::exists(fs::path(dir) / "data_batch_1.bin", ec)) return dir;
+  if (fs::exists(fs::path(dir) / "cifar-10-batches-bin" / "data_batch_1.bin", ec))
     return (fs::path(dir) / "cifar-10-batches-bin").string();
   throw Error(dir + ": no data_batch_1.bin (the CIFAR-10 binary version: data_batch_1..5.bin, test_batch.bin)");
 }
@@ -161,13 +162,14 @@ DataSplit load_imagefolder(const DataConfig& c, const std::string& arg) {
   require(parts.size() <= 2 && !parts[0].empty(),
           "--dataset imagefolder:" + arg + ": legal imagefolder:DIR or imagefolder:DIR,LABELS.txt");
   const fs::path dir = parts[0];
-  require(fs::is_directory(dir), dir.string() + ": no such folder");
+  std::error_code ec;  // a name the file system refuses (too long) is no folder/file, not an exception
+  require(fs::is_directory(dir, ec), dir.string() + ": no such folder");
   const ImageFolderOptions o = folder_options(c);
   if (parts.size() == 2) return one_pool(image_folder_dataset(read_label_file(dir, parts[1]), o, dir.string()));
   fs::path test_dir;
   for (const char* t : {"val", "test"})
-    if (fs::is_directory(dir / t)) test_dir = dir / t;
-  if (!fs::is_directory(dir / "train") || test_dir.empty())
+    if (fs::is_directory(dir / t, ec)) test_dir = dir / t;
+  if (!fs::is_directory(dir / "train", ec) || test_dir.empty())
     return one_pool(image_folder_dataset(scan_class_folders(dir), o, dir.string()));
   const ImageList train = scan_class_folders(dir / "train");
   const ImageList test = scan_class_folders(test_dir);
@@ -225,7 +227,9 @@ DataSplit load_split(const DataConfig& c) {
   if (kind == "fmnist") {
     require(c.mean.empty() && c.stddev.empty(), "--mean/--std: fmnist has its fixed normalisation (0.2860, 0.3530)");
     const std::string dir = arg.empty() ? c.fmnist_dir : arg;
-    require(fs::is_directory(dir), dir + ": no such folder (Fashion-MNIST: the Debian package dataset-fashion-mnist)");
+    std::error_code ec;  // a name the file system refuses (too long) is no folder, not an exception
+    require(fs::is_directory(dir, ec),
+            dir + ": no such folder (Fashion-MNIST: the Debian package dataset-fashion-mnist)");
     s = load_fmnist(dir, c.search_size >= 0 ? c.search_size : 5000, c.seed);
   } else if (kind == "npy") {
     const auto f = split_commas(arg);

@@ -64,7 +64,8 @@ class ImageFolderStore final : public ImageStore {
 }  // namespace
 
 ImageList scan_class_folders(const fs::path& dir) {
-  require(fs::is_directory(dir), dir.string() + ": no such folder");
+  std::error_code ec;  // a name the file system refuses (too long) is no folder, not an exception
+  require(fs::is_directory(dir, ec), dir.string() + ": no such folder");
   ImageList l;
   for (const auto& e : fs::directory_iterator(dir))
     if (e.is_directory()) l.classes.push_back(e.path().filename().string());
@@ -88,7 +89,8 @@ ImageList scan_class_folders(const fs::path& dir) {
 }
 
 ImageList read_label_file(const fs::path& dir, const fs::path& labels) {
-  require(fs::is_directory(dir), dir.string() + ": no such folder");
+  std::error_code ec;  // a name the file system refuses (too long) is no folder/file, not an exception
+  require(fs::is_directory(dir, ec), dir.string() + ": no such folder");
   std::ifstream in(labels);
   require(in.good(), labels.string() + ": cannot open the label file");
   ImageList l;
@@ -111,7 +113,7 @@ ImageList read_label_file(const fs::path& dir, const fs::path& labels) {
     }
     require(v >= 0 && v < 1000000, where + ": label " + label + " out of range 0..999999");
     const fs::path f = dir / name;
-    require(fs::is_regular_file(f), where + ": no image " + f.string());
+    require(fs::is_regular_file(f, ec), where + ": no image " + f.string());
     l.files.push_back(f);
     l.labels.push_back(v);
   }
