@@ -3,10 +3,14 @@
 // refused, and the analytical model's agreement on random designs. Each
 // design runs in its own child process (simulate_many), so one test binary
 // can simulate many.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
+#include <iostream>
+#include <iterator>
 #include <map>
 #include <sstream>
 #include <string>
@@ -16,6 +20,7 @@
 #include "mixtd/arch/Graph.h"
 #include "mixtd/search/Solver.h"
 #include "mixtd/sim/Simulate.h"
+#include "mixtd/sim/WorkerPool.h"
 #include "mixtd/support/Error.h"
 
 namespace {
@@ -163,6 +168,45 @@ TEST(Simulate, TraceRecordsEveryHandshakeOfEveryStream) {
   EXPECT_GE(start / period, r.preload_cycles);
   EXPECT_NEAR(static_cast<double>((last_change - start) / period), static_cast<double>(r.cycles), 3.0);
   std::remove(path.c_str());
+}
+
+// SystemC's own reports come back as one mixtd::Error line (issue 24), here
+// the VCD writer's, which cannot open a trace file in a folder that does not
+// exist: not an escaping sc_report, not SystemC's multi-line report on
+// stderr. simulate() runs in a child (SystemC elaborates once per process),
+// which reports what it caught and what it wrote to stderr.
+TEST(Simulate, SystemCReportsBecomeOneErrorLineNamingThePath) {
+  const arch::Design d = solved(zoo_design("tiny:width=2", "zc706"));
+  const std::string path = ::testing::TempDir() + "mixtd-no-such-folder/t.vcd";
+  sim::SimOptions o;
+  o.frames = 1;
+  o.trace_path = path;
+  const auto r = sim::run_pool(1, [&](std::size_t) {
+    const std::string err = ::testing::TempDir() + "mixtd-sc-report-" + std::to_string(::getpid()) + ".txt";
+    std::fflush(stderr);
+    const int fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ::dup2(fd, 2);
+    ::close(fd);
+    std::string caught = "no error";
+    try {
+      sim::simulate(d, o);
+    } catch (const Error& e) {
+      caught = std::string("mixtd::Error: ") + e.what();
+    }
+    std::cerr.flush();
+    std::fflush(stderr);
+    std::ifstream in(err);
+    const std::string printed((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::remove(err.c_str());
+    return caught + "\nstderr: " + printed;
+  });
+  // Anything but a mixtd::Error escaping simulate() fails the job.
+  ASSERT_TRUE(r.at(0).ok()) << r.at(0).error;
+  const std::string out = r.at(0).output;
+  const std::string caught = out.substr(0, out.find('\n')), printed = out.substr(out.find('\n') + 9);
+  // SystemC's message, the path, and its code to look it up by.
+  EXPECT_EQ(caught, "mixtd::Error: simulate: SystemC: cannot open trace file for writing: " + path + " (E701)");
+  EXPECT_EQ(printed, "") << out;
 }
 
 TEST(Simulate, ASecondSimulationInOneProcessIsRefused) {
