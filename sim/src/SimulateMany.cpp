@@ -27,13 +27,7 @@ std::string portable_spec(const std::string& spec) {
 }
 
 std::string simulate_payload(const arch::Design& design, const SimOptions& o) {
-  arch::Design d = design;
-  d.network_spec = portable_spec(design.network_path());
-  d.device_spec = portable_spec(design.device_spec);
-  nlohmann::json j;
-  j["design"] = arch::to_yaml(d);
-  j["network"] = design.network.name;  // checked by the worker: it read the same files
-  j["device"] = design.device.name;
+  nlohmann::json j = design_to_job(design);
   j["frames"] = o.frames;
   j["cycle_limit"] = o.cycle_limit;
   j["quantum"] = o.quantum;
@@ -44,12 +38,7 @@ std::string simulate_payload(const arch::Design& design, const SimOptions& o) {
 
 std::string simulate_job(const std::string& payload) {
   const auto j = nlohmann::json::parse(payload);
-  const arch::Design d = arch::parse_design(j.at("design").get<std::string>(), "the job's design", fs::current_path());
-  const std::string net = j.at("network").get<std::string>(), dev = j.at("device").get<std::string>();
-  if (d.network.name != net || d.device.name != dev)
-    throw Error("this worker read network '" + d.network.name + "' and device '" + d.device.name +
-                "' where the submitting process had '" + net + "' and '" + dev +
-                "' (do all ranks see the same files?)");
+  const arch::Design d = design_from_job(j);
   SimOptions o;
   o.frames = j.at("frames").get<std::int64_t>();
   o.cycle_limit = j.at("cycle_limit").get<std::int64_t>();
@@ -78,6 +67,27 @@ SimResult failed(const arch::Design& d, const JobResult& r) {
 }
 
 }  // namespace
+
+nlohmann::json design_to_job(const arch::Design& design) {
+  arch::Design d = design;
+  d.network_spec = portable_spec(design.network_path());
+  d.device_spec = portable_spec(design.device_spec);
+  nlohmann::json j;
+  j["design"] = arch::to_yaml(d);
+  j["network"] = design.network.name;  // checked by the receiver: it read the same files
+  j["device"] = design.device.name;
+  return j;
+}
+
+arch::Design design_from_job(const nlohmann::json& j) {
+  arch::Design d = arch::parse_design(j.at("design").get<std::string>(), "the job's design", fs::current_path());
+  const std::string net = j.at("network").get<std::string>(), dev = j.at("device").get<std::string>();
+  if (d.network.name != net || d.device.name != dev)
+    throw Error("this worker read network '" + d.network.name + "' and device '" + d.device.name +
+                "' where the submitting process had '" + net + "' and '" + dev +
+                "' (do all ranks see the same files?)");
+  return d;
+}
 
 std::vector<SimResult> simulate_many(const std::vector<arch::Design>& designs, const SimOptions& options, int jobs,
                                      double timeout_s) {

@@ -228,6 +228,63 @@ std::vector<double> features(const arch::Design& d, const arch::Report& r) {
   return v;
 }
 
+namespace {
+
+constexpr const char* kLabelJob = "label-design";
+
+// One row of the file: design `index` drawn from its seed, solved, analysed
+// and simulated, all in the job's own child process.
+std::string label_design(const std::string& payload) {
+  const auto j = nlohmann::json::parse(payload);
+  const arch::Design base = sim::design_from_job(j);
+  SamplerOptions so;
+  const auto& s = j.at("sampler");
+  so.mac_ratio = s.at("mac_ratio").get<double>();
+  so.mac_sigma = s.at("mac_sigma").get<double>();
+  so.spread = s.at("spread").get<double>();
+  so.undecomposed = s.at("undecomposed").get<double>();
+  so.max_chunks = s.at("max_chunks").get<std::int64_t>();
+  const std::int64_t index = j.at("index").get<std::int64_t>();
+  const std::uint64_t seed = j.at("seed").get<std::uint64_t>();
+  std::vector<std::string> row = {std::to_string(index), std::to_string(seed)};
+  const std::size_t width = 3 + feature_names(base).size() + target_names().size();
+
+  Rng rng(seed);
+  arch::Design d = sample_tau(base, rng, so);
+  d.name = j.at("spec").get<std::string>() + " #" + std::to_string(index);
+  try {
+    d = solve(d).design;
+  } catch (const Error& e) {
+    row.push_back("infeasible: " + field(e.what()));
+    row.resize(width);
+    return join(row);
+  }
+  const arch::Report report = arch::analyse(d);
+  sim::SimOptions sim_options;
+  sim_options.frames = j.at("frames").get<std::int64_t>();
+  const sim::SimResult r = sim::simulate(d, sim_options);
+  std::string status;
+  if (!r.completed) status = "failed: " + field(r.error.substr(0, r.error.find('\n')));
+  if (r.completed && r.interval <= 0) status = "failed: no interval";
+  if (!status.empty()) {
+    row.push_back(status);
+    row.resize(width);
+    return join(row);
+  }
+  row.push_back("ok");
+  for (double v : features(d, report)) row.push_back(number(v));
+  for (double v :
+       {static_cast<double>(r.interval), static_cast<double>(r.latency.front()), r.fps_batch1(), r.fps_peak()})
+    row.push_back(number(v));
+  return join(row);
+}
+
+// Registered while this translation unit initialises: a program that can
+// generate a dataset can serve its jobs on every rank.
+const bool kLabelRegistered = (sim::register_job_kind(kLabelJob, &label_design), true);
+
+}  // namespace
+
 std::int64_t generate_dataset(const arch::Design& base, const std::string& spec, const std::string& device,
                               const std::filesystem::path& csv, const DatasetOptions& o,
                               const std::function<void(const Progress&)>& progress) {
@@ -238,6 +295,7 @@ std::int64_t generate_dataset(const arch::Design& base, const std::string& spec,
   for (const auto& n : feature_names(base)) cols.push_back(n);
   for (const auto& n : target_names()) cols.push_back(n);
   const std::string header = join(cols);
+  (void)kLabelRegistered;
 
   std::int64_t done = 0;
   if (std::filesystem::exists(csv)) {
@@ -261,58 +319,51 @@ std::int64_t generate_dataset(const arch::Design& base, const std::string& spec,
     ~Closer() { ::close(fd); }
   } closer{fd};
 
-  // Batches of twice the jobs that run at once, on whichever back end runs
-  // them (forked children, or MPI workers): a row's content depends only on
+  // One job per row (sample τ, solve ψ, analyse, simulate: "label-design"),
+  // on whichever back end runs jobs (forked children, or MPI workers), in
+  // batches of twice the jobs that run at once. A row depends only on
   // (seed, index), so the batch size changes nothing but the resume points.
-  const int jobs = sim::job_backend().slots(o.jobs);
-  sim::SimOptions so;
-  so.frames = o.frames;
+  sim::JobBackend& backend = sim::job_backend();
+  const int slots = backend.slots(o.jobs);
+  nlohmann::json job = sim::design_to_job(base);
+  job["spec"] = spec;
+  job["frames"] = o.frames;
+  job["sampler"] = {{"mac_ratio", o.sampler.mac_ratio},
+                    {"mac_sigma", o.sampler.mac_sigma},
+                    {"spread", o.sampler.spread},
+                    {"undecomposed", o.sampler.undecomposed},
+                    {"max_chunks", o.sampler.max_chunks}};
+  sim::PoolOptions po;
+  po.jobs = o.jobs;
+  po.timeout_s = o.timeout_s;
   const auto t0 = std::chrono::steady_clock::now();
   Progress p{done, o.designs, 0, 0};
   std::int64_t written = 0;
   if (progress) progress(p);
   for (std::int64_t start = done; start < o.designs;) {
-    const std::int64_t count = std::min<std::int64_t>(2 * jobs, o.designs - start);
-    std::vector<arch::Design> designs;
-    std::vector<arch::Report> reports;
-    std::vector<std::string> status(static_cast<std::size_t>(count));
-    std::vector<int> sim_of(static_cast<std::size_t>(count), -1);
-    std::vector<arch::Design> to_sim;
+    const std::int64_t count = std::min<std::int64_t>(2 * slots, o.designs - start);
+    std::vector<std::string> payloads;
     for (std::int64_t k = 0; k < count; ++k) {
-      Rng rng(design_seed(o.seed, start + k));
-      arch::Design d = sample_tau(base, rng, o.sampler);
-      d.name = spec + " #" + std::to_string(start + k);
-      try {
-        d = solve(d).design;
-        sim_of[static_cast<std::size_t>(k)] = static_cast<int>(to_sim.size());
-        to_sim.push_back(d);
-        reports.push_back(arch::analyse(d));
-      } catch (const Error& e) {
-        status[static_cast<std::size_t>(k)] = "infeasible: " + field(e.what());
-        reports.emplace_back();
-      }
-      designs.push_back(d);
+      job["index"] = start + k;
+      job["seed"] = design_seed(o.seed, start + k);
+      payloads.push_back(job.dump());
     }
-    const auto results = sim::simulate_many(to_sim, so, jobs, o.timeout_s);
+    const auto results = backend.run(kLabelJob, payloads, po);
     std::string text;
     for (std::int64_t k = 0; k < count; ++k) {
-      const auto ks = static_cast<std::size_t>(k);
-      std::vector<std::string> row = {std::to_string(start + k), std::to_string(design_seed(o.seed, start + k))};
-      const sim::SimResult* r = sim_of[ks] >= 0 ? &results[static_cast<std::size_t>(sim_of[ks])] : nullptr;
-      if (r && !r->completed) status[ks] = "failed: " + field(r->error.substr(0, r->error.find('\n')));
-      if (r && r->completed && r->interval <= 0) status[ks] = "failed: no interval";
-      const bool ok = status[ks].empty();
-      row.push_back(ok ? "ok" : status[ks]);
-      if (ok) {
-        for (double v : features(designs[ks], reports[ks])) row.push_back(number(v));
-        for (double v : {static_cast<double>(r->interval), static_cast<double>(r->latency.front()), r->fps_batch1(),
-                         r->fps_peak()})
-          row.push_back(number(v));
-      } else {
-        row.resize(cols.size());
-        ++p.failed;
+      const sim::JobResult& r = results[static_cast<std::size_t>(k)];
+      std::string row = r.output;
+      if (!r.ok()) {
+        // The child died or timed out: the row says so, as a simulation that
+        // failed inside the child does.
+        const std::string why = std::string("simulation ") + sim::to_string(r.status) + ": " + r.error;
+        std::vector<std::string> cells = {std::to_string(start + k), std::to_string(design_seed(o.seed, start + k)),
+                                          "failed: " + field(why.substr(0, why.find('\n')))};
+        cells.resize(cols.size());
+        row = join(cells);
       }
-      text += join(row) + '\n';
+      if (split(row).at(2) != "ok") ++p.failed;
+      text += row + '\n';
     }
     append(fd, text, csv);
     written += count;

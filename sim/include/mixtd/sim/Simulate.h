@@ -103,6 +103,13 @@ std::vector<SimResult> simulate_many(const std::vector<arch::Design>& designs, c
 SimResult simulate_isolated(const arch::Design& d, const SimOptions& options = {}, double timeout_s = 0);
 
 nlohmann::json to_json(const SimResult& r);
+
+// A design as a job's payload for another process (sim/JobBackend.h): its
+// design.yaml with the network and device files as absolute paths, and the
+// names the receiver checks it read. design_from_job rebuilds it (throws
+// mixtd::Error if the files it finds name another network or device).
+nlohmann::json design_to_job(const arch::Design& d);
+arch::Design design_from_job(const nlohmann::json& j);
 SimResult result_from_json(const nlohmann::json& j);
 
 }  // namespace mixtd::sim
