@@ -231,6 +231,7 @@ std::vector<double> features(const arch::Design& d, const arch::Report& r) {
 namespace {
 
 constexpr const char* kLabelJob = "label-design";
+constexpr std::int64_t kJobsPerSlot = 8;
 
 // One row of the file: design `index` drawn from its seed, solved, analysed
 // and simulated, all in the job's own child process.
@@ -321,8 +322,11 @@ std::int64_t generate_dataset(const arch::Design& base, const std::string& spec,
 
   // One job per row (sample τ, solve ψ, analyse, simulate: "label-design"),
   // on whichever back end runs jobs (forked children, or MPI workers), in
-  // batches of twice the jobs that run at once. A row depends only on
-  // (seed, index), so the batch size changes nothing but the resume points.
+  // batches of kJobsPerSlot jobs per job that runs at once: within a batch
+  // the next job goes to whichever slot frees first; at its end the slots
+  // wait for the batch's slowest design, which a longer batch makes a
+  // smaller share. A row depends only on (seed, index), so the batch size
+  // changes nothing in the file.
   sim::JobBackend& backend = sim::job_backend();
   const int slots = backend.slots(o.jobs);
   nlohmann::json job = sim::design_to_job(base);
@@ -341,17 +345,19 @@ std::int64_t generate_dataset(const arch::Design& base, const std::string& spec,
   std::int64_t written = 0;
   if (progress) progress(p);
   for (std::int64_t start = done; start < o.designs;) {
-    const std::int64_t count = std::min<std::int64_t>(2 * slots, o.designs - start);
+    const std::int64_t count = std::min<std::int64_t>(kJobsPerSlot * slots, o.designs - start);
     std::vector<std::string> payloads;
     for (std::int64_t k = 0; k < count; ++k) {
       job["index"] = start + k;
       job["seed"] = design_seed(o.seed, start + k);
       payloads.push_back(job.dump());
     }
-    const auto results = backend.run(kLabelJob, payloads, po);
-    std::string text;
-    for (std::int64_t k = 0; k < count; ++k) {
-      const sim::JobResult& r = results[static_cast<std::size_t>(k)];
+    // Rows go to the file as soon as every row before them is done (one
+    // write each), so a kill loses only the jobs in flight.
+    std::vector<std::optional<std::string>> rows(static_cast<std::size_t>(count));
+    std::int64_t next = 0;
+    po.on_done = [&](const sim::JobResult& r, std::size_t, std::size_t) {
+      const auto k = static_cast<std::int64_t>(r.index);
       std::string row = r.output;
       if (!r.ok()) {
         // The child died or timed out: the row says so, as a simulation that
@@ -362,10 +368,16 @@ std::int64_t generate_dataset(const arch::Design& base, const std::string& spec,
         cells.resize(cols.size());
         row = join(cells);
       }
-      if (split(row).at(2) != "ok") ++p.failed;
-      text += row + '\n';
-    }
-    append(fd, text, csv);
+      rows[r.index] = std::move(row);
+      std::string text;
+      for (; next < count && rows[static_cast<std::size_t>(next)]; ++next) {
+        const std::string& ready = *rows[static_cast<std::size_t>(next)];
+        if (split(ready).at(2) != "ok") ++p.failed;
+        text += ready + '\n';
+      }
+      if (!text.empty()) append(fd, text, csv);
+    };
+    backend.run(kLabelJob, payloads, po);
     written += count;
     start += count;
     p.done = start;
