@@ -76,8 +76,8 @@ constexpr int kJobTag = 1, kResultTag = 2, kStopTag = 3;
 
 // MPI_Probe spins a core while it waits; on a machine shared with the
 // workers' own children that core is what they need. Polling with a sleep
-// that grows to 2 ms costs a job at most that much latency (jobs take 0.1 s
-// and more) and leaves the cores to the simulations.
+// that grows to 200 µs costs a job at most that much latency on each side
+// and an idle rank about 5,000 wake-ups a second (well under 1% of a core).
 MPI_Status wait_for_message(int source, int tag) {
   auto sleep = std::chrono::microseconds(20);
   for (;;) {
@@ -86,7 +86,7 @@ MPI_Status wait_for_message(int source, int tag) {
     MPI_Iprobe(source, tag, MPI_COMM_WORLD, &flag, &st);
     if (flag) return st;
     std::this_thread::sleep_for(sleep);
-    sleep = std::min(sleep * 2, std::chrono::microseconds(2000));
+    sleep = std::min(sleep * 2, std::chrono::microseconds(200));
   }
 }
 
