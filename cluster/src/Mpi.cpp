@@ -1,5 +1,7 @@
 #include "mixtd/cluster/Mpi.h"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -40,15 +42,21 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
-std::string summary(const MpiStats& s, double wall_s) {
+double cpu_seconds() {
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+}
+
+std::string summary(const MpiStats& s, double wall_s, double cpu_s) {
   const double n = static_cast<double>(std::max<std::int64_t>(s.jobs, 1));
-  char line[256];
+  char line[320];
   std::snprintf(line, sizeof line,
-                "%lld jobs; per job %.1f KB out, %.1f KB back; rank 0's own work %.1f ms per job (%.1f s of %.1f s "
-                "outside the back end)",
+                "%lld jobs; per job %.1f KB out, %.1f KB back; rank 0: %.1f ms CPU per job (%.2f s in all), %.1f s "
+                "of %.1f s wall outside the back end",
                 static_cast<long long>(s.jobs), static_cast<double>(s.bytes_out) / n / 1024,
-                static_cast<double>(s.bytes_back) / n / 1024, (wall_s - s.backend_s) / n * 1000, wall_s - s.backend_s,
-                wall_s);
+                static_cast<double>(s.bytes_back) / n / 1024, cpu_s / n * 1000, cpu_s, wall_s - s.backend_s, wall_s);
   return line;
 }
 
@@ -198,7 +206,8 @@ MpiSession::MpiSession(const std::string& command) : stats_(std::make_shared<Mpi
 MpiSession::~MpiSession() {
   if (rank_ == 0) {
     for (int r = 1; r < size_; ++r) MPI_Send(nullptr, 0, MPI_BYTE, r, kStopTag, MPI_COMM_WORLD);
-    if (stats_->jobs > 0) std::fprintf(stderr, "mpi: %s\n", summary(*stats_, seconds_since(started_)).c_str());
+    if (stats_->jobs > 0)
+      std::fprintf(stderr, "mpi: %s\n", summary(*stats_, seconds_since(started_), cpu_seconds()).c_str());
   }
   MPI_Finalize();
 }

@@ -40,8 +40,11 @@ struct MpiStats {
   double backend_s = 0;  // wall time inside JobBackend::run (handing out, waiting)
 };
 
-// "24 jobs; per job 3.1 KB out, 4.2 KB back; rank 0's own work 12.0 ms per job (...)".
-std::string summary(const MpiStats& stats, double wall_s);
+// "24 jobs; per job 1.6 KB out, 0.3 KB back; rank 0: 1.2 ms CPU per job ...":
+// `cpu_s` is rank 0's CPU time (start-up included), the cost that bounds how
+// many workers one rank 0 can feed.
+std::string summary(const MpiStats& stats, double wall_s, double cpu_s);
+double cpu_seconds();  // this process's user + system time
 
 class MpiSession {
  public:
