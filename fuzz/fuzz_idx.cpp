@@ -10,8 +10,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 4) return 0;
-  const std::size_t length = (std::size_t{data[0]} << 24) | (std::size_t{data[1]} << 16) |
-                             (std::size_t{data[2]} << 8) | std::size_t{data[3]};
+  const std::size_t length =
+      (std::size_t{data[0]} << 24) | (std::size_t{data[1]} << 16) | (std::size_t{data[2]} << 8) | std::size_t{data[3]};
   const std::size_t split = std::min(length, size - 4);
   const auto images = mixtd::fuzz::write_input(data + 4, split, "fuzz-images.idx");
   const auto labels = mixtd::fuzz::write_input(data + 4 + split, size - 4 - split, "fuzz-labels.idx");
