@@ -17,6 +17,10 @@
 #include "mixtd/search/RandomForest.h"
 #include "mixtd/support/Rng.h"
 
+// libsystemc.so (linked through mixtd::predictor's simulator) defines main()
+// and calls sc_main(); BENCHMARK_MAIN's main() takes precedence.
+extern "C" int sc_main(int, char**) { return 0; }
+
 namespace {
 
 using mixtd::search::FeatureMatrix;
