@@ -512,6 +512,10 @@ class Importer {
     const std::string& op = node_->op_type();
     const std::string& domain = node_->domain();
     if (!domain.empty() && domain != "ai.onnx") fail_unsupported(domain + ":" + op);
+    // Every op below defines output 0 (fuzz_onnx: a Constant without outputs
+    // read past the end of the output list).
+    if (node_->output_size() < 1 || node_->output(0).empty())
+      fail("has no output (every " + op + " node must name its output 0)");
     if (op == "Conv") return conv();
     if (op == "BatchNormalization") return batchnorm();
     if (op == "Relu") return simple(LayerKind::ReLU);
