@@ -509,6 +509,22 @@ TEST_F(OnnxBadModel, IdentityAndDropoutAreSkipped) {
   EXPECT_TRUE(load_onnx(p).same_weights(build_zoo("tiny", true)));
 }
 
+// fuzz_onnx: a node without outputs (here a Constant, first in the graph)
+// read past the end of its output list; now one error naming the node.
+TEST_F(OnnxBadModel, NodeWithoutOutputs) {
+  auto* g = model.mutable_graph();
+  onnx::NodeProto n;
+  n.set_op_type("Constant");
+  n.set_name("k");
+  auto* a = n.add_attribute();
+  a->set_name("value_float");
+  a->set_type(onnx::AttributeProto::FLOAT);
+  a->set_f(1.0f);
+  g->mutable_node()->Add(std::move(n));
+  g->mutable_node()->SwapElements(0, g->node_size() - 1);
+  EXPECT_THAT(load_error("no-output.onnx"), AllOf(HasSubstr("node 'k' (Constant)"), HasSubstr("has no output")));
+}
+
 }  // namespace
 
 #else  // MIXTD_ONNX_TORCHVISION
@@ -529,19 +545,3 @@ TEST(OnnxTorchvision, Resnet18MatchesZoo) {
 }
 
 #endif
-
-// fuzz_onnx: a node without outputs (here a Constant, first in the graph)
-// read past the end of its output list; now one error naming the node.
-TEST_F(OnnxBadModel, NodeWithoutOutputs) {
-  auto* g = model.mutable_graph();
-  onnx::NodeProto n;
-  n.set_op_type("Constant");
-  n.set_name("k");
-  auto* a = n.add_attribute();
-  a->set_name("value_float");
-  a->set_type(onnx::AttributeProto::FLOAT);
-  a->set_f(1.0f);
-  g->mutable_node()->Add(std::move(n));
-  g->mutable_node()->SwapElements(0, g->node_size() - 1);
-  EXPECT_THAT(load_error("no-output.onnx"), AllOf(HasSubstr("node 'k' (Constant)"), HasSubstr("has no output")));
-}
