@@ -286,7 +286,14 @@ std::string sweep_grid_text(const std::vector<SweepPoint>& grid) {
 std::vector<YosysRow> read_yosys_table(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw Error(path + ": cannot open the yosys table (scripts/yosys-sweep writes it)");
-  const std::string header = "name,module,params,lut,ff,dsp,bram18,uram,seconds";
+  // The sweep's table, or a design's (scripts/yosys-sweep --design): one
+  // row per distinct block, keyed by the hash of the rtl/lib it was
+  // synthesised from, its memory images by content hash (@…, which the
+  // model does not read: it prices images as random words).
+  const std::string grid_header = "name,module,params,lut,ff,dsp,bram18,uram,seconds";
+  const std::string design_header = "lib,module,params,instances,lut,ff,dsp,bram18,uram,seconds";
+  bool design = false;
+  std::string lib;
   std::string line;
   std::vector<YosysRow> rows;
   int n = 0;
@@ -294,14 +301,31 @@ std::vector<YosysRow> read_yosys_table(const std::string& path) {
     ++n;
     const std::string where = path + ":" + std::to_string(n) + ": ";
     if (n == 1) {
-      if (line != header) throw Error(where + "the header must be '" + header + "', not '" + line + "'");
+      design = line == design_header;
+      if (!design && line != grid_header)
+        throw Error(where + "the header must be '" + grid_header + "' (the sweep's table) or '" + design_header +
+                    "' (a design's, scripts/yosys-sweep --design), not '" + line + "'");
       continue;
     }
     if (line.empty()) continue;
     std::vector<std::string> f;
     std::stringstream ss(line);
     for (std::string cell; std::getline(ss, cell, ',');) f.push_back(cell);
-    if (f.size() != 9) throw Error(where + "expected 9 comma-separated fields, found " + std::to_string(f.size()));
+    const std::size_t fields = design ? 10 : 9;
+    if (f.size() != fields)
+      throw Error(where + "expected " + std::to_string(fields) + " comma-separated fields, found " +
+                  std::to_string(f.size()));
+    if (design) {
+      if (lib.empty()) lib = f[0];
+      if (f[0] != lib)
+        throw Error(where + "rows of two rtl/lib versions (" + lib + " and " + f[0] +
+                    "): synthesise the design again with scripts/yosys-sweep --design");
+      // The model has no repack block yet (docs/rtl-resources.md).
+      if (f[1] == "mixtd_repack") continue;
+      // One fit row per distinct block: what it costs once, not × instances.
+      f.erase(f.begin() + 3);
+      f[0] = "design:" + std::to_string(n);
+    }
     YosysRow r;
     r.point.name = f[0];
     r.point.module = f[1];
@@ -309,6 +333,9 @@ std::vector<YosysRow> read_yosys_table(const std::string& path) {
     for (std::string kv; ps >> kv;) {
       const auto eq = kv.find('=');
       if (eq == std::string::npos) throw Error(where + "parameter '" + kv + "' is not NAME=VALUE");
+      // A design's memory images (@hash) and Verilog constants (EXPS=16'h00ff)
+      // are nothing the model reads.
+      if (design && (kv.compare(eq + 1, 1, "@") == 0 || kv.find('\'') != std::string::npos)) continue;
       try {
         r.point.params.emplace_back(kv.substr(0, eq), std::stoll(kv.substr(eq + 1)));
       } catch (const std::exception&) {
@@ -322,8 +349,8 @@ std::vector<YosysRow> read_yosys_table(const std::string& path) {
         *out[i] = std::stod(f[static_cast<std::size_t>(3 + i)], &used);
         if (used != f[static_cast<std::size_t>(3 + i)].size()) throw std::invalid_argument("trailing");
       } catch (const std::exception&) {
-        throw Error(where + "field " + std::to_string(4 + i) + " ('" + f[static_cast<std::size_t>(3 + i)] +
-                    "') is not a number");
+        throw Error(where + "field " + std::to_string((design ? 5 : 4) + i) + " ('" +
+                    f[static_cast<std::size_t>(3 + i)] + "') is not a number");
       }
     }
     rows.push_back(std::move(r));
@@ -349,7 +376,7 @@ ModelOfPoint model_of(const SweepPoint& p) {
     const arch::Psi psi{v("P_IN"), v("P_OUT"), v("FINE")};
     const arch::StageResources r = arch::stage_resources(s, psi, kBits, true);
     m.block = dw ? LogicBlock::DepthwiseStage : LogicBlock::Stage;
-    m.features = arch::stage_logic_features(s, psi);
+    m.features = arch::stage_logic_features(s, psi, r.weights);
     m.memory = r.weights.cost + r.line_buffer.cost;
     m.memory.dsp = r.total.dsp;
   } else if (p.module == "mixtd_pool") {

@@ -26,7 +26,27 @@ namespace {
 
 using namespace mixtd;
 
+std::string write_temp(const std::string& name, const std::string& text) {
+  const auto path = std::filesystem::temp_directory_path() / name;
+  std::ofstream(path) << text;
+  return path.string();
+}
+
 const std::string kTable = std::string(MIXTD_SOURCE_DIR) + "/docs/rtl-resources.csv";
+// Designs' blocks through yosys (scripts/yosys-sweep --design): the
+// resnet18-fmnist:width=0.25 solutions for the U250 and the ZC706, fitted
+// together with the grid (docs/rtl-resources.md).
+const std::vector<std::string> kDesignTables{std::string(MIXTD_SOURCE_DIR) + "/docs/rtl-resources-resnet18-u250.csv",
+                                             std::string(MIXTD_SOURCE_DIR) + "/docs/rtl-resources-resnet18-zc706.csv"};
+
+std::vector<rtl::YosysRow> all_tables() {
+  auto rows = rtl::read_yosys_table(kTable);
+  for (const auto& t : kDesignTables) {
+    const auto more = rtl::read_yosys_table(t);
+    rows.insert(rows.end(), more.begin(), more.end());
+  }
+  return rows;
+}
 
 std::string params_text(const rtl::SweepPoint& p) {
   std::string s;
@@ -48,11 +68,16 @@ TEST(RtlResources, EveryTableRowIsAPointOfTheSweepGrid) {
 }
 
 // The fit recovers known coefficients from rows made with them (the FIFO
-// and stage points of the grid, costs = model memory + known logic).
+// and stage points of the grid and the designs' tables, costs = model
+// memory + known logic).
 TEST(RtlResources, FitRecoversTheCoefficientsRowsWereMadeWith) {
   const arch::LogicCoefficients fifo{{7, 12.5, 0, 0}, {40, 3, 0, 0}}, stage{{900, 40, 60, 25}, {300, 9, 150, 20}};
+  // The grid's points and the designs' blocks (the grid has no dense stage
+  // of more than 32 products a unit: only the designs' move the tree term).
+  std::vector<rtl::SweepPoint> points = rtl::resource_sweep_grid();
+  for (const auto& r : all_tables()) points.push_back(r.point);
   std::vector<rtl::YosysRow> rows;
-  for (const auto& p : rtl::resource_sweep_grid()) {
+  for (const auto& p : points) {
     const auto m = rtl::model_of(p);
     const arch::LogicCoefficients* c = m.block == arch::LogicBlock::Fifo    ? &fifo
                                        : m.block == arch::LogicBlock::Stage ? &stage
@@ -96,12 +121,14 @@ TEST(RtlResources, TheTableCoversTheGridWithThreeRowsPerFeature) {
 }
 
 // The committed coefficients (LogicCoefficients.cpp) are the refit of the
-// committed table: within a tenth of a cell (the fit rounds to 0.01) of
-// what `mixtd resources fit docs/rtl-resources.csv` prints, and the model
-// with them within the error docs/rtl-resources.md states per block kind.
-// A changed memory rule or feature that is not refitted fails here.
+// committed tables: within a tenth of a cell (the fit rounds to 0.01) of
+// what `mixtd resources fit docs/rtl-resources.csv
+// docs/rtl-resources-resnet18-u250.csv docs/rtl-resources-resnet18-zc706.csv`
+// prints, and the model with them within the error docs/rtl-resources.md
+// states per block kind. A changed memory rule or feature that is not
+// refitted fails here.
 TEST(RtlResources, CommittedCoefficientsAreTheFitOfTheTable) {
-  const auto rows = rtl::read_yosys_table(kTable);
+  const auto rows = all_tables();
   for (int b = 0; b < arch::kLogicBlocks; ++b) {
     const auto block = static_cast<arch::LogicBlock>(b);
     if (block == arch::LogicBlock::Host) continue;
@@ -122,8 +149,35 @@ TEST(RtlResources, CommittedCoefficientsAreTheFitOfTheTable) {
 // for dense stages, one per multiply for depthwise; pool_dsps,
 // global_avg_pool_dsps) must give what yosys put in DSPs, row by row.
 TEST(RtlResources, ModelDspsAreYosysDspsOnEveryRow) {
-  const auto rows = rtl::read_yosys_table(kTable);
-  for (const auto& r : rows) EXPECT_EQ(rtl::model_of(r.point).total.dsp, r.dsp) << kTable << ": row " << r.point.name;
+  const auto rows = all_tables();
+  EXPECT_GT(rows.size(), rtl::read_yosys_table(kTable).size());
+  for (const auto& r : rows) EXPECT_EQ(rtl::model_of(r.point).total.dsp, r.dsp) << "row " << r.point.name;
+}
+
+// A design's table (scripts/yosys-sweep --design): one row per distinct
+// block, images and Verilog constants skipped, repacks left out (the model
+// has none), and rows of two rtl/lib versions refused.
+TEST(RtlResources, DesignTablesAreReadAsFitRows) {
+  const std::string header = "lib,module,params,instances,lut,ff,dsp,bram18,uram,seconds\n";
+  const auto rows = rtl::read_yosys_table(write_temp(
+      "mixtd-res-d1.csv", header + "abc,mixtd_stream_fifo,WIDTH=16 DEPTH=4,3,30,13,0,0,0,2.0\n"
+                                   "abc,mixtd_repack,W_IN=2 W_OUT=4,1,184,40,0,0,0,2.8\n"
+                                   "abc,mixtd_eltwise_add,CHANNELS=64 INPUTS=2 W_IN=2 W_OUT=2 EXPS=16'hfffe BIAS=0 "
+                                   "SHIFT=1 RELU=1,1,900,700,0,0,0,12\n"));
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].point.module, "mixtd_stream_fifo");
+  EXPECT_EQ(rows[0].lut, 30);  // one instance's, not x3
+  EXPECT_EQ(rows[1].point.param("INPUTS"), 2);
+  EXPECT_THROW(rows[1].point.param("EXPS"), Error);
+  try {
+    rtl::read_yosys_table(
+        write_temp("mixtd-res-d2.csv", header + "abc,mixtd_stream_fifo,WIDTH=16 DEPTH=4,1,30,13,0,0,0,2\n"
+                                                "def,mixtd_stream_fifo,WIDTH=8 DEPTH=4,1,20,13,0,0,0,2\n"));
+    ADD_FAILURE() << "two rtl/lib versions accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("mixtd-res-d2.csv:3: rows of two rtl/lib versions"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(RtlResources, ModelOfEverySweepPointAddsMemoryAndLogic) {
@@ -137,12 +191,6 @@ TEST(RtlResources, ModelOfEverySweepPointAddsMemoryAndLogic) {
   bad.name = "x";
   bad.module = "mixtd_repack";
   EXPECT_THROW(rtl::model_of(bad), Error);
-}
-
-std::string write_temp(const std::string& name, const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() / name;
-  std::ofstream(path) << text;
-  return path.string();
 }
 
 void expect_error(const std::string& path, const std::string& needle) {

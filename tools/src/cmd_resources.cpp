@@ -12,6 +12,7 @@
 #include "mixtd/arch/Design.h"
 #include "mixtd/rtl/DesignResources.h"
 #include "mixtd/rtl/ResourceSweep.h"
+#include "mixtd/support/AtomicFile.h"
 
 namespace mixtd::cli {
 
@@ -41,10 +42,16 @@ Run add_resources(CLI::App& app) {
   cmd->require_subcommand(1);
   auto* grid = cmd->add_subcommand("grid", "print the sweep's parameter sets (input of scripts/yosys-sweep)");
   auto* fit = cmd->add_subcommand("fit", "compare the model with a yosys table and refit its LUT/FF coefficients");
-  auto table = std::make_shared<std::string>();
-  fit->add_option("TABLE", *table, "the CSV scripts/yosys-sweep writes (docs/rtl-resources.csv)")
+  auto table = std::make_shared<std::vector<std::string>>();
+  fit->add_option("TABLE", *table,
+                  "CSVs scripts/yosys-sweep writes: the sweep's (docs/rtl-resources.csv) and designs' "
+                  "(D-rtl/yosys-blocks.csv, one row per distinct block)")
       ->required()
       ->check(CLI::ExistingFile);
+  auto rows_out = std::make_shared<std::string>();
+  fit->add_option("--rows", *rows_out,
+                  "also write every row the fit reads as CSV: its block, parameters, features, the model's "
+                  "memory LUT/FF and yosys's LUT/FF");
   auto* model = cmd->add_subcommand("model", "a design's resources per block, as gen-rtl instantiates them");
   auto design = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
@@ -67,13 +74,15 @@ Run add_resources(CLI::App& app) {
       "  mixtd resources grid                      # one line per module instance to synthesise\n"
       "  scripts/yosys-sweep                       # runs yosys on each, writes docs/rtl-resources.csv\n"
       "  mixtd resources fit docs/rtl-resources.csv\n"
+      "  mixtd resources fit docs/rtl-resources.csv docs/rtl-resources-resnet18-u250.csv \\\n"
+      "      docs/rtl-resources-resnet18-zc706.csv --rows rows.csv   # the committed fit\n"
       "  mixtd resources model t.yaml --json       # a design's blocks (scripts/yosys-sweep --design t.yaml)\n\n"
       "fit prints, per block kind, the relative error |model - yosys| / yosys of LUT and FF with the\n"
       "committed coefficients and with the refitted ones, and the refitted table in the form of\n"
       "models/arch/src/LogicCoefficients.cpp (the committed table is this fit: paste it there after a\n"
       "new sweep or a changed memory rule). Memories (line buffers, weights, FIFOs) are placed as yosys\n"
       "places them (Resources.h) and are not fitted; the DSP and BRAM columns are printed for comparison.");
-  return [grid, model, design, json, table] {
+  return [grid, model, design, json, table, rows_out] {
     if (grid->parsed()) {
       std::cout << rtl::sweep_grid_text(rtl::resource_sweep_grid());
       return 0;
@@ -97,7 +106,26 @@ Run add_resources(CLI::App& app) {
       t.print(std::cout);
       return 0;
     }
-    const auto rows = rtl::read_yosys_table(*table);
+    std::vector<rtl::YosysRow> rows;
+    std::string tables;
+    for (const auto& path : *table) {
+      auto more = rtl::read_yosys_table(path);
+      rows.insert(rows.end(), more.begin(), more.end());
+      tables += (tables.empty() ? "" : ", ") + path;
+    }
+    if (!rows_out->empty()) {
+      std::ostringstream csv;
+      csv << "name,block,params,f0,f1,f2,f3,memory_lut,memory_ff,lut,ff\n";
+      for (const auto& r : rows) {
+        const auto m = rtl::model_of(r.point);
+        csv << r.point.name << ',' << arch::logic_block_name(m.block) << ',';
+        for (std::size_t i = 0; i < r.point.params.size(); ++i)
+          csv << (i ? " " : "") << r.point.params[i].first << '=' << r.point.params[i].second;
+        for (double f : m.features) csv << ',' << f;
+        csv << ',' << m.memory.lut << ',' << m.memory.ff << ',' << r.lut << ',' << r.ff << '\n';
+      }
+      write_file_atomic(*rows_out, csv.str());
+    }
     Table t;
     t.add_column("block", Table::Align::Left);
     for (const char* c : {"rows", "LUT mean", "LUT max", "FF mean", "FF max", "LUT mean fit", "LUT max fit",
@@ -132,7 +160,7 @@ Run add_resources(CLI::App& app) {
       fitted << "    /* " << std::left << std::setw(15) << arch::logic_block_name(block) << " */ "
              << coefficients_text(c) << ",\n";
     }
-    std::cout << "LUT/FF of " << rows.size() << " synthesised instances (" << *table
+    std::cout << "LUT/FF of " << rows.size() << " synthesised instances (" << tables
               << "): relative error of the model with the committed coefficients, then refitted\n\n";
     t.print(std::cout);
     std::cout << "\nDSP48E2 over all rows: model " << dsp_model << ", yosys " << dsp_yosys

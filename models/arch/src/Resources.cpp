@@ -47,7 +47,11 @@ Memory place_kind(std::int64_t depth, std::int64_t width, MemoryKind kind) {
       m.cost.uram = static_cast<double>(uram_for(depth, width));
       break;
     case MemoryKind::Rom:
+      // The ROM's columns in LUTs and its read register (w1 in
+      // mixtd_conv_stage) in flip-flops, one per distinct column: in BRAM
+      // that register is the block's own.
       m.cost.lut = static_cast<double>(rom_luts(depth, width));
+      m.cost.ff = static_cast<double>(rom_columns(depth, width));
       break;
   }
   return m;
@@ -114,9 +118,20 @@ std::int64_t lutram_cells(std::int64_t depth, std::int64_t width) {
   return ceil_div(depth, 64) * ceil_div(width, 7);  // RAM64M8: 64 x 7
 }
 
+std::int64_t rom_columns(std::int64_t depth, std::int64_t width) {
+  if (depth <= 1 || width <= 0) return 0;  // one word: every bit a constant
+  if (depth >= 48) return width;           // 2^48 possible columns: all distinct
+  // Of K = 2^depth possible columns, `width` drawn at random leave
+  // K·(1 − (1 − 1/K)^width) distinct ones; the two constant columns cost
+  // nothing.
+  const double k = std::ldexp(1.0, static_cast<int>(depth));
+  const double seen = 1.0 - std::exp(static_cast<double>(width) * std::log1p(-1.0 / k));
+  return std::min(width, static_cast<std::int64_t>(std::llround((k - 2.0) * seen)));
+}
+
 std::int64_t rom_luts(std::int64_t depth, std::int64_t width) {
   if (depth <= 0 || width <= 0) return 0;
-  return ceil_div(depth, 64) * width;
+  return ceil_div(depth, 64) * rom_columns(depth, width);
 }
 
 bool is_block_memory(std::int64_t depth, std::int64_t width) {
@@ -189,8 +204,8 @@ StageResources stage_resources(const td::StageShape& s, const Psi& psi, const ne
   r.total = r.weights.cost + r.line_buffer.cost;
   r.total.dsp += static_cast<double>(dsps_for(s, psi, bits));
   // Control, adder trees, accumulators (32-bit) and requantisers.
-  r.total +=
-      logic_resources(s.depthwise ? LogicBlock::DepthwiseStage : LogicBlock::Stage, stage_logic_features(s, psi));
+  r.total += logic_resources(s.depthwise ? LogicBlock::DepthwiseStage : LogicBlock::Stage,
+                             stage_logic_features(s, psi, weights));
   return r;
 }
 
@@ -208,9 +223,17 @@ StageResources with_weight_memory(const StageResources& r, WeightMemory m, bool 
   return out;
 }
 
-LogicFeatures stage_logic_features(const td::StageShape& s, const Psi& psi) {
+LogicFeatures stage_logic_features(const td::StageShape& s, const Psi& psi, const Memory& weights) {
   const auto lanes = static_cast<double>(s.depthwise ? psi.p_in : psi.p_out);
-  return {1.0, static_cast<double>(stage_multipliers(s, psi)), lanes, static_cast<double>(psi.p_in)};
+  const auto rom =
+      static_cast<double>(weights.kind == MemoryKind::Rom ? rom_columns(weights.depth, weights.width_bits) : 0);
+  const auto mults = static_cast<double>(stage_multipliers(s, psi));
+  if (s.depthwise) return {1.0, mults, lanes, rom};
+  // A dense unit sums k = p_in·fine products; its LUTs per multiplier grow
+  // with log2 k beyond k = 32 (the fit to whole networks' stages,
+  // docs/rtl-resources.md; below it the constant and the lanes carry it).
+  const double k = static_cast<double>(psi.p_in * psi.fine);
+  return {1.0, mults * std::max(0.0, std::log2(k) - 5.0), lanes, rom};
 }
 
 std::string_view logic_block_name(LogicBlock b) {
@@ -248,8 +271,9 @@ std::string_view logic_block_name(LogicBlock b) {
 std::array<std::string_view, kLogicFeatures> logic_feature_names(LogicBlock b) {
   switch (b) {
     case LogicBlock::Stage:
+      return {"1", "multipliers*(log2(p_in*fine)-5)+", "out_lanes", "rom_columns"};
     case LogicBlock::DepthwiseStage:
-      return {"1", "multipliers", "out_lanes", "p_in"};
+      return {"1", "multipliers", "out_lanes", "rom_columns"};
     case LogicBlock::Pool:
       return {"1", "p*kh*kw", "p", "-"};
     case LogicBlock::Fifo:

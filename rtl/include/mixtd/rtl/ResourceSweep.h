@@ -45,7 +45,10 @@ struct YosysRow {
   SweepPoint point;  // no images
   double lut = 0, ff = 0, dsp = 0, bram18 = 0, uram = 0;
 };
-// The CSV scripts/yosys-sweep writes; errors name the file and line.
+// The CSV scripts/yosys-sweep writes — the sweep's, or a design's
+// (--design: one row per distinct block; memory images and Verilog
+// constants skipped, repacks left out, two rtl/lib hashes refused); errors
+// name the file and line.
 std::vector<YosysRow> read_yosys_table(const std::string& path);
 
 struct ModelOfPoint {

@@ -28,7 +28,14 @@ std::int64_t uram_for(std::int64_t depth, std::int64_t width_bits);
 // LUTRAM cells (8 LUTs each) of a depth x width simple-dual-port RAM:
 // RAM32M16 (32 x 14) up to 32 deep, RAM64M8 (64 x 7) deeper.
 std::int64_t lutram_cells(std::int64_t depth, std::int64_t width_bits);
-// LUTs of a depth x width ROM in logic: a LUT6 per 64 words of each bit.
+// A depth x width ROM in logic, as yosys maps it: every bit column (its
+// `depth` values) is a function of the address, and identical columns are
+// one LUT and one read-register flip-flop (opt_merge), constant columns
+// none. rom_columns is the distinct non-constant columns expected of random
+// words (a 2-word ROM has at most 2: the address bit and its inverse;
+// from about 16 words on, all `width`); docs/rtl-resources.md has the
+// measurements. rom_luts: a LUT6 per 64 words of each such column.
+std::int64_t rom_columns(std::int64_t depth, std::int64_t width_bits);
 std::int64_t rom_luts(std::int64_t depth, std::int64_t width_bits);
 
 // Registers, LUTRAM, BRAM18 or URAM hold a RAM; Rom is a constant memory
@@ -152,8 +159,11 @@ Resources logic_resources(LogicBlock b, const LogicFeatures& f);
 Resources logic_resources(const LogicFeatures& f, const LogicCoefficients& c);
 
 // A stage's features: 1, multipliers, output lanes (requantisers and
-// accumulators), p_in.
-LogicFeatures stage_logic_features(const td::StageShape& s, const Psi& psi);
+// accumulators), and its weight ROM's distinct columns when the ROM is in
+// logic (rom_columns; 0 in block RAM): the read register and the fabric
+// that yosys cannot fold into the DSPs' input registers when the weights
+// come from LUTs (docs/rtl-resources.md).
+LogicFeatures stage_logic_features(const td::StageShape& s, const Psi& psi, const Memory& weights);
 
 // A stream FIFO of `depth` beats of `width` words: its memory plus its logic.
 Resources fifo_resources(std::int64_t depth, std::int64_t width, const net::Bits& bits);
