@@ -121,6 +121,13 @@ void RowTimelineTracker::compute(Mod& m) {
   const std::int64_t row_in = c.in * U / H, pixel_in = c.in * U / (H * W);
   const std::int64_t busy = std::max(c.compute, c.out);
   const std::int64_t row_out = busy * U / Ho, pixel_out = busy * U / (Ho * Wo);
+  // One output beat's share of the busy time (`out` is the frame's output
+  // beats, one a cycle): a pixel's beats leave through its compute (a
+  // stage's output blocks one after another), so a row's last beat is one
+  // beat, not one pixel, before the row's end.
+  // A global pool computes while its frame streams in and emits its beats
+  // at the end (its rule is the tail): one pixel, as before.
+  const std::int64_t beat_out = c.out > 0 && !m.whole_frame ? busy * U / c.out : pixel_out;
   std::vector<std::int64_t>& of = new_first_;
   std::vector<std::int64_t>& ol = new_last_;
   of.assign(static_cast<std::size_t>(frames * Ho), 0);
@@ -185,8 +192,8 @@ void RowTimelineTracker::compute(Mod& m) {
             m.whole_frame ? H - 1 : std::clamp<std::int64_t>(i * m.sh - m.ph + m.kh - 1, 0, H - 1);
         const std::int64_t row = f * H + need;
         const auto k = static_cast<std::size_t>(f * Ho + i);
-        of[k] = std::max(at(row, first_fraction) + first_delay, prev_last + pixel_out);
-        ol[k] = std::max(at(row, last_fraction) + tail, of[k] + row_out - pixel_out);
+        of[k] = std::max(at(row, first_fraction) + first_delay, prev_last + beat_out);
+        ol[k] = std::max(at(row, last_fraction) + tail, of[k] + row_out - beat_out);
         prev_last = ol[k];
       }
     }

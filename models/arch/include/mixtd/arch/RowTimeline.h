@@ -13,7 +13,9 @@
 //   its first output word leaves fill − window cycles after the first
 //   window's last word arrived, its last word `tail` cycles after the last
 //   window's last word; rows follow each other at the module's own pace
-//   (max(compute, out) / Ho per row) and a module takes an input row no
+//   (max(compute, out) / Ho per row, a row's last word one output beat,
+//   max(compute, out) / out, before the row's end: a stage emits a pixel's
+//   output blocks one after another) and a module takes an input row no
 //   faster than in / H.
 //
 // Back-pressure is not modelled: FIFOs are assumed deep enough (what the
