@@ -80,8 +80,10 @@ DesignResources design_resources(const arch::Design& d) {
     r.module = "mixtd_stream_fifo";
     r.count = s.count;
     for (std::int64_t e = 0; e < s.count; ++e) r.instances.push_back(fifo_name(si, e));
-    r.total = s.resources;
-    r.per_instance = s.resources.scaled(1.0 / static_cast<double>(s.count));
+    // The stream's resources are its FIFOs and repacks: the FIFOs' row is
+    // the FIFO alone, the repacks' row (below) the rest.
+    r.per_instance = arch::fifo_resources(s.depth, s.width, d.bits);
+    r.total = r.per_instance.scaled(static_cast<double>(s.count));
     out.rows.push_back(std::move(r));
   }
   for (std::size_t si = 0; si < g.streams.size(); ++si) {
@@ -93,7 +95,10 @@ DesignResources design_resources(const arch::Design& d) {
     r.module = "mixtd_repack";
     r.count = s.count;
     for (std::int64_t e = 0; e < s.count; ++e) r.instances.push_back(repack_name(si, e));
-    out.rows.push_back(std::move(r));  // the model has no repack: zero
+    r.per_instance =
+        arch::repack_resources(s.width, arch::consumer_read_width(g.modules[static_cast<std::size_t>(s.to)]));
+    r.total = r.per_instance.scaled(static_cast<double>(s.count));
+    out.rows.push_back(std::move(r));
   }
   return out;
 }

@@ -119,8 +119,7 @@ std::string slice_name(std::size_t stream, std::int64_t e, bool source) {
 }
 
 bool needs_repack(const arch::Graph& g, const arch::Stream& s) {
-  const arch::Module& to = g.modules[static_cast<std::size_t>(s.to)];
-  return to.kind != arch::ModuleKind::HostOut && to.width_in != s.width;
+  return arch::consumer_repacks(g.modules[static_cast<std::size_t>(s.to)], s.width);
 }
 
 std::string stage_weight_image(const std::vector<std::int8_t>& weight, std::int64_t in_ch, std::int64_t out_ch,

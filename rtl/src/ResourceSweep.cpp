@@ -269,6 +269,28 @@ std::vector<SweepPoint> resource_sweep_grid() {
   add_fifos(grid, {{2, 4}, {8, 8}, {4, 128}, {16, 32}});
   for (const char* b : routes) add_varied_routes(grid, b, 8, rng);
   add_stages(grid, false, 8, rng, true);
+  // The third batch: repacks (a FIFO's beats re-packed to the consumer's
+  // width), narrowing and widening, odd widths too.
+  for (const auto& [w_in, w_out] : std::vector<std::pair<std::int64_t, std::int64_t>>{{1, 4},
+                                                                                      {1, 16},
+                                                                                      {3, 8},
+                                                                                      {4, 2},
+                                                                                      {8, 1},
+                                                                                      {16, 4},
+                                                                                      {2, 24},
+                                                                                      {6, 64},
+                                                                                      {16, 48},
+                                                                                      {64, 16},
+                                                                                      {24, 128},
+                                                                                      {128, 32},
+                                                                                      {12, 96},
+                                                                                      {48, 8}}) {
+    SweepPoint p;
+    p.name = numbered("repack", grid.size());
+    p.module = "mixtd_repack";
+    p.params = {{"W_IN", w_in}, {"W_OUT", w_out}};
+    grid.push_back(std::move(p));
+  }
   return grid;
 }
 
@@ -320,8 +342,6 @@ std::vector<YosysRow> read_yosys_table(const std::string& path) {
       if (f[0] != lib)
         throw Error(where + "rows of two rtl/lib versions (" + lib + " and " + f[0] +
                     "): synthesise the design again with scripts/yosys-sweep --design");
-      // The model has no repack block yet (docs/rtl-resources.md).
-      if (f[1] == "mixtd_repack") continue;
       // One fit row per distinct block: what it costs once, not × instances.
       f.erase(f.begin() + 3);
       f[0] = "design:" + std::to_string(n);
@@ -386,6 +406,9 @@ ModelOfPoint model_of(const SweepPoint& p) {
     a.kh = v("KH"), a.kw = v("KW"), a.sh = v("SH"), a.sw = v("SW"), a.ph = v("PH"), a.pw = v("PW");
     m.memory = arch::pool_line_buffers({v("C"), v("H"), v("W")}, a, v("P"), kBits);
     m.memory.dsp = static_cast<double>(arch::pool_dsps(v("MAX") == 0, v("P")));
+  } else if (p.module == "mixtd_repack") {
+    m.block = LogicBlock::Repack;
+    m.features = arch::repack_logic_features(v("W_IN"), v("W_OUT"));
   } else if (p.module == "mixtd_stream_fifo") {
     m.block = LogicBlock::Fifo;
     m.features = {1.0, static_cast<double>(v("WIDTH") / 8), 0, 0};

@@ -155,8 +155,8 @@ TEST(RtlResources, ModelDspsAreYosysDspsOnEveryRow) {
 }
 
 // A design's table (scripts/yosys-sweep --design): one row per distinct
-// block, images and Verilog constants skipped, repacks left out (the model
-// has none), and rows of two rtl/lib versions refused.
+// block, images and Verilog constants skipped, and rows of two rtl/lib
+// versions refused.
 TEST(RtlResources, DesignTablesAreReadAsFitRows) {
   const std::string header = "lib,module,params,instances,lut,ff,dsp,bram18,uram,seconds\n";
   const auto rows = rtl::read_yosys_table(write_temp(
@@ -164,11 +164,12 @@ TEST(RtlResources, DesignTablesAreReadAsFitRows) {
                                    "abc,mixtd_repack,W_IN=2 W_OUT=4,1,184,40,0,0,0,2.8\n"
                                    "abc,mixtd_eltwise_add,CHANNELS=64 INPUTS=2 W_IN=2 W_OUT=2 EXPS=16'hfffe BIAS=0 "
                                    "SHIFT=1 RELU=1,1,900,700,0,0,0,12\n"));
-  ASSERT_EQ(rows.size(), 2u);
+  ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[0].point.module, "mixtd_stream_fifo");
   EXPECT_EQ(rows[0].lut, 30);  // one instance's, not x3
-  EXPECT_EQ(rows[1].point.param("INPUTS"), 2);
-  EXPECT_THROW(rows[1].point.param("EXPS"), Error);
+  EXPECT_EQ(rows[1].point.param("W_OUT"), 4);
+  EXPECT_EQ(rows[2].point.param("INPUTS"), 2);
+  EXPECT_THROW(rows[2].point.param("EXPS"), Error);
   try {
     rtl::read_yosys_table(
         write_temp("mixtd-res-d2.csv", header + "abc,mixtd_stream_fifo,WIDTH=16 DEPTH=4,1,30,13,0,0,0,2\n"
@@ -189,7 +190,7 @@ TEST(RtlResources, ModelOfEverySweepPointAddsMemoryAndLogic) {
   }
   rtl::SweepPoint bad;
   bad.name = "x";
-  bad.module = "mixtd_repack";
+  bad.module = "mixtd_no_such_block";
   EXPECT_THROW(rtl::model_of(bad), Error);
 }
 
@@ -252,16 +253,23 @@ TEST(RtlResources, DesignRowsCoverEveryModuleAndSumToTheReport) {
     ASSERT_GE(r.rows.size(), g.modules.size() + g.streams.size());
     std::multiset<std::string> names;
     arch::Resources sum;
+    int repacks = 0;
     for (const auto& row : r.rows) {
       names.insert(row.name);
       sum += row.total;
       expect_near(row.total, row.per_instance.scaled(static_cast<double>(row.count)), row.name);
       EXPECT_TRUE(row.instances.empty() ? row.module.empty() : row.instances.size() == std::size_t(row.count))
           << row.name;
-      if (row.kind == "repack") expect_near(row.total, {}, row.name + " (the model has no repack)");
+      if (row.kind == "repack") {
+        EXPECT_GT(row.total.lut, 0) << row.name;
+        ++repacks;
+      }
     }
     for (const auto& m : g.modules) EXPECT_EQ(names.count(m.name), 1u) << m.name;
     for (const auto& s : g.streams) EXPECT_EQ(names.count(s.name), 1u) << s.name;
+    int repacking_streams = 0;
+    for (const auto& s : g.streams) repacking_streams += rtl::needs_repack(g, s);
+    EXPECT_EQ(repacks, repacking_streams) << d.name;
     expect_near(sum, report.total, d.name + ": rows against analyse()");
     expect_near(r.total, report.total, d.name + ": total");
     const auto j = rtl::to_json(r);

@@ -62,7 +62,7 @@ Run add_resources(CLI::App& app) {
   model->footer(
       "One row per graph module (its instances u_<name>[_i] in mixtd_top.sv), per stream (its\n"
       "mixtd_stream_fifo instances q<stream>_<e>) and per stream whose consumer reads another width\n"
-      "(its mixtd_repack instances, which the model does not price); the rows sum to `mixtd report`'s\n"
+      "(its mixtd_repack instances); the rows sum to `mixtd report`'s\n"
       "total.\n\n"
       "Examples:\n"
       "  mixtd solve tiny --device zc706 -o t.yaml\n"

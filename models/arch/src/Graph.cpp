@@ -110,7 +110,9 @@ class Builder {
     size_skip_fifos();
     for (auto& s : g_.streams) {
       if (auto it = d_.fifo_depths.find(s.name); it != d_.fifo_depths.end()) s.depth = it->second;
-      s.resources = fifo_resources(s.depth, s.width, d_.bits).scaled(static_cast<double>(s.count));
+      s.resources = physical_stream_resources(s.depth, s.width,
+                                              consumer_read_width(g_.modules[static_cast<std::size_t>(s.to)]), d_.bits)
+                        .scaled(static_cast<double>(s.count));
     }
     return std::move(g_);
   }
@@ -394,6 +396,22 @@ class Builder {
 };
 
 }  // namespace
+
+std::int64_t consumer_read_width(const Module& consumer) {
+  return consumer.kind == ModuleKind::HostOut ? 0 : consumer.width_in;
+}
+
+bool consumer_repacks(const Module& consumer, std::int64_t stream_width) {
+  const std::int64_t r = consumer_read_width(consumer);
+  return r != 0 && r != stream_width;
+}
+
+Resources physical_stream_resources(std::int64_t depth, std::int64_t width, std::int64_t read_width,
+                                    const net::Bits& bits) {
+  Resources r = fifo_resources(depth, width, bits);
+  if (read_width != 0 && read_width != width) r += repack_resources(width, read_width);
+  return r;
+}
 
 ModuleLogic stream_module_logic(const Module& m, std::int64_t width_in, std::int64_t width_out) {
   const auto d = [](std::int64_t v) { return static_cast<double>(v); };

@@ -35,6 +35,7 @@ const LogicCoefficients kCoefficients[kLogicBlocks] = {
     /* group_add       */ {{225.18, 0, 61.87, 15.22}, {39.4, 0, 34.45, 16.5}},
     /* eltwise_add     */ {{38.13, 0, 84.9, 8.94}, {17.8, 0, 17.5, 16.09}},
     /* global_avg_pool */ {{67.71, 10.96, 35.7, 0}, {51.93, 0, 27.65, 0}},
+    /* repack          */ {{13.91, 24.82, 14.51, 0.77}, {7.7, 8.14, 0.03, 0}},
     /* host            */ {{30, 16, 0, 0}, {30, 8, 0, 0}},  // not in rtl/lib: first estimate
 };
 // clang-format on

@@ -262,6 +262,8 @@ std::string_view logic_block_name(LogicBlock b) {
       return "eltwise_add";
     case LogicBlock::GlobalAvgPool:
       return "global_avg_pool";
+    case LogicBlock::Repack:
+      return "repack";
     case LogicBlock::Host:
       return "host";
   }
@@ -290,6 +292,8 @@ std::array<std::string_view, kLogicFeatures> logic_feature_names(LogicBlock b) {
       return {"1", "in_lanes", "out_lanes", "inputs*channels"};
     case LogicBlock::GlobalAvgPool:
       return {"1", "width", "channels", "-"};
+    case LogicBlock::Repack:
+      return {"1", "out_words", "in_words*log2(out_words)", "in_words*out_words"};
   }
   return {"1", "-", "-", "-"};
 }
@@ -311,6 +315,15 @@ Resources logic_resources(LogicBlock b, const LogicFeatures& f) { return logic_r
 Resources fifo_resources(std::int64_t depth, std::int64_t width, const net::Bits& bits) {
   const Memory m = place_memory(depth, width * bits.activation);
   return m.cost + logic_resources(LogicBlock::Fifo, {1.0, static_cast<double>(width), 0.0, 0.0});
+}
+
+LogicFeatures repack_logic_features(std::int64_t w_in, std::int64_t w_out) {
+  const auto in = static_cast<double>(w_in), out = static_cast<double>(w_out);
+  return {1.0, out, in * std::log2(std::max(2.0, out)), in * out};
+}
+
+Resources repack_resources(std::int64_t w_in, std::int64_t w_out) {
+  return logic_resources(LogicBlock::Repack, repack_logic_features(w_in, w_out));
 }
 
 Resources pool_line_buffers(const net::Shape& in, const net::PoolAttrs& a, std::int64_t p, const net::Bits& bits) {

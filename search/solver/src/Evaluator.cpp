@@ -89,6 +89,7 @@ Evaluator::Evaluator(const arch::Design& d)
     e.words = s.words;
     e.width = s.width;
     e.depth = s.depth;
+    e.read_width = arch::consumer_read_width(graph_.modules[at(s.to)]);
     e.res = s.resources;
     if (auto it = d.fifo_depths.find(s.name); it != d.fifo_depths.end()) e.override_depth = it->second;
     // The width rule below relies on this: a stream carries its producer's beats.
@@ -150,13 +151,39 @@ void Evaluator::set_module_resources(int m, const arch::Resources& per_instance)
 
 void Evaluator::set_stream(int s, std::int64_t width, std::int64_t depth) {
   Str& e = strs_[at(s)];
-  if (e.width == width && e.depth == depth) return;
+  const std::int64_t read = consumer_read_width(e.to);
+  if (e.width == width && e.depth == depth && e.read_width == read) return;
   save_stream(s);
   e.width = width;
   e.depth = depth;
+  e.read_width = read;
   total_ += e.res.scaled(-1.0);
-  e.res = fifo_cost(depth, width).scaled(static_cast<double>(e.count));
+  // arch::physical_stream_resources, with the FIFO memoised.
+  arch::Resources one = fifo_cost(depth, width);
+  if (read != 0 && read != width) one += arch::repack_resources(width, read);
+  e.res = one.scaled(static_cast<double>(e.count));
   total_ += e.res;
+}
+
+std::int64_t Evaluator::consumer_read_width(int m) const {
+  const Mod& c = mods_[at(m)];
+  switch (c.kind) {
+    case ModuleKind::HostOut:
+      return 0;
+    case ModuleKind::Stage:
+      return psi_[at(c.slot)].p_in;
+    case ModuleKind::EltwiseAdd: {
+      std::int64_t wide = 1;
+      for (int s : c.inputs) wide = std::max(wide, strs_[at(s)].width);
+      return wide;
+    }
+    default:
+      return c.inputs.empty() ? 0 : strs_[at(c.inputs[0])].width;
+  }
+}
+
+void Evaluator::reprice_inputs(int m) {
+  for (int s : mods_[at(m)].inputs) set_stream(s, strs_[at(s)].width, strs_[at(s)].depth);
 }
 
 const arch::Resources& Evaluator::fifo_cost(std::int64_t depth, std::int64_t width) {
@@ -188,6 +215,7 @@ void Evaluator::recompute_stage(int m) {
   sync_hot(m);
   e.width_out = slot.shape.depthwise ? p.p_in : p.p_out;
   set_module_resources(m, memo.total);
+  reprice_inputs(m);  // p_in is what the input streams' repacks re-pack to
 }
 
 // Each case mirrors the corresponding builder in arch/src/Graph.cpp.
@@ -260,6 +288,7 @@ bool Evaluator::recompute_module(int m) {
   }
   sync_hot(m);
   set_module_resources(m, r);
+  reprice_inputs(m);
   return e.width_out != before;
 }
 
@@ -606,7 +635,7 @@ void Evaluator::save_stream(int s) {
   if (!t || str_saved_[at(s)] == t->id) return;
   str_saved_[at(s)] = t->id;
   const Str& e = strs_[at(s)];
-  str_log_.push_back({s, e.width, e.depth, e.res});
+  str_log_.push_back({s, e.width, e.depth, e.read_width, e.res});
 }
 
 void Evaluator::begin_trial() {
@@ -640,6 +669,7 @@ void Evaluator::rollback() {
     Str& e = strs_[at(st.s)];
     e.width = st.width;
     e.depth = st.depth;
+    e.read_width = st.read_width;
     e.res = st.res;
   }
   for (std::size_t i = psi_log_.size(); i-- > t.psis;) psi_[at(psi_log_[i].first)] = psi_log_[i].second;

@@ -168,7 +168,8 @@ class Evaluator {
     std::int64_t count = 1, words = 0;
     std::int64_t override_depth = 0;  // design.fifo_depths, 0 if none
     std::int64_t width = 1, depth = 1;
-    arch::Resources res;  // all `count` FIFOs
+    std::int64_t read_width = 0;  // its consumer's (arch::consumer_read_width) when last priced
+    arch::Resources res;          // all `count` FIFOs, and their repacks where read_width differs
   };
 
   // Recomputes a module (a stage from its ψ, any other from its input
@@ -176,7 +177,14 @@ class Evaluator {
   bool recompute_module(int m);
   void recompute_stage(int m);
   void set_module_resources(int m, const arch::Resources& per_instance);
+  // Prices stream s at `width` and `depth` and its consumer's read width now.
   void set_stream(int s, std::int64_t width, std::int64_t depth);
+  // The width module m's input ports read (arch::consumer_read_width, as
+  // build_graph sets width_in): a stage's p_in, an element-wise add's widest
+  // input, the host output any (0), every other module its first input's.
+  std::int64_t consumer_read_width(int m) const;
+  // Re-prices m's input streams after its read width may have moved.
+  void reprice_inputs(int m);
   void store_psi(int s, const arch::Psi& p);  // ψ (logged in a trial), nothing recomputed
   // Widths downstream of the dirty modules in [first, last], then fills,
   // skips, interval.
@@ -311,7 +319,7 @@ class Evaluator {
   };
   struct StrState {
     int s;
-    std::int64_t width, depth;
+    std::int64_t width, depth, read_width;
     arch::Resources res;
   };
   struct Savepoint {

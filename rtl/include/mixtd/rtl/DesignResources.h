@@ -7,9 +7,9 @@
 //    instance, times its count), its instances named as mixtd_top.sv names
 //    them (Generator.h instance_name); host in/out have no RTL instance;
 //  * one row per graph stream: its `count` mixtd_stream_fifo instances
-//    (the stream's `resources`), q<stream>_<e>;
+//    (the FIFOs of the stream's `resources`), q<stream>_<e>;
 //  * one row per stream whose consumer reads another width: its
-//    mixtd_repack instances, which the model does not price (all zero).
+//    mixtd_repack instances (arch::repack_resources).
 //
 // The rows' totals sum to analyse()'s `total`.
 #pragma once

@@ -47,7 +47,7 @@ struct YosysRow {
 };
 // The CSV scripts/yosys-sweep writes — the sweep's, or a design's
 // (--design: one row per distinct block; memory images and Verilog
-// constants skipped, repacks left out, two rtl/lib hashes refused); errors
+// constants skipped, two rtl/lib hashes refused); errors
 // name the file and line.
 std::vector<YosysRow> read_yosys_table(const std::string& path);
 

@@ -102,6 +102,18 @@ struct Graph {
 // build_graph and the solver's evaluator both use.
 Resources stream_module_resources(const Module& m, std::int64_t width_in, std::int64_t width_out, const net::Bits& bits,
                                   std::int64_t fifo_depth);
+// The width a stream's consumer reads, words a beat: its width_in, or 0 for
+// the host output port, which takes any width. Where it is not the
+// stream's width the RTL puts a mixtd_repack after each of the stream's
+// FIFOs (rtl/Generator); the one rule the graph, the solver's evaluator and
+// the generator use.
+std::int64_t consumer_read_width(const Module& consumer);
+bool consumer_repacks(const Module& consumer, std::int64_t stream_width);
+// One physical stream `width` words a beat, `depth` beats deep, whose
+// consumer reads `read_width` (consumer_read_width): its FIFO, and its
+// repack when read_width is neither 0 nor `width`.
+Resources physical_stream_resources(std::int64_t depth, std::int64_t width, std::int64_t read_width,
+                                    const net::Bits& bits);
 // Its logic alone: which LUT/FF model and its features (the pools' line
 // buffers are the rest).
 struct ModuleLogic {

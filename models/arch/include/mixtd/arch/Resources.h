@@ -138,9 +138,10 @@ enum class LogicBlock {
   GroupAdd,        // mixtd_group_add
   EltwiseAdd,      // mixtd_eltwise_add
   GlobalAvgPool,   // mixtd_global_avg_pool
+  Repack,          // mixtd_repack: a consumer reading another width than its stream's
   Host,            // the host interface (not in rtl/lib: not fitted)
 };
-inline constexpr int kLogicBlocks = 13;
+inline constexpr int kLogicBlocks = 14;
 inline constexpr int kLogicFeatures = 4;
 // Feature 0 is always 1 (the constant term); logic_feature_names says what
 // the others are for each block.
@@ -167,6 +168,13 @@ LogicFeatures stage_logic_features(const td::StageShape& s, const Psi& psi, cons
 
 // A stream FIFO of `depth` beats of `width` words: its memory plus its logic.
 Resources fifo_resources(std::int64_t depth, std::int64_t width, const net::Bits& bits);
+
+// The mixtd_repack after a FIFO of `w_in`-word beats whose consumer reads
+// `w_out` words a beat (Graph.h consumer_repacks says where): logic only,
+// features 1, w_out, w_in·log2(max(2, w_out)) (the head beat shifted into
+// any of w_out places) and w_in·w_out.
+LogicFeatures repack_logic_features(std::int64_t w_in, std::int64_t w_out);
+Resources repack_resources(std::int64_t w_in, std::int64_t w_out);
 
 // Pooling: its line buffer (a stage's ring at p words a beat, copied for
 // each of the kh·kw read ports), and the features of its logic (1, p·kh·kw,
