@@ -401,15 +401,18 @@ std::int64_t consumer_read_width(const Module& consumer) {
   return consumer.kind == ModuleKind::HostOut ? 0 : consumer.width_in;
 }
 
+bool reads_another_width(std::int64_t stream_width, std::int64_t read_width) {
+  return read_width != 0 && read_width != stream_width;
+}
+
 bool consumer_repacks(const Module& consumer, std::int64_t stream_width) {
-  const std::int64_t r = consumer_read_width(consumer);
-  return r != 0 && r != stream_width;
+  return reads_another_width(stream_width, consumer_read_width(consumer));
 }
 
 Resources physical_stream_resources(std::int64_t depth, std::int64_t width, std::int64_t read_width,
                                     const net::Bits& bits) {
   Resources r = fifo_resources(depth, width, bits);
-  if (read_width != 0 && read_width != width) r += repack_resources(width, read_width);
+  if (reads_another_width(width, read_width)) r += repack_resources(width, read_width);
   return r;
 }
 

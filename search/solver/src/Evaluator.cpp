@@ -160,7 +160,7 @@ void Evaluator::set_stream(int s, std::int64_t width, std::int64_t depth) {
   total_ += e.res.scaled(-1.0);
   // arch::physical_stream_resources, with the FIFO memoised.
   arch::Resources one = fifo_cost(depth, width);
-  if (read != 0 && read != width) one += arch::repack_resources(width, read);
+  if (arch::reads_another_width(width, read)) one += arch::repack_resources(width, read);
   e.res = one.scaled(static_cast<double>(e.count));
   total_ += e.res;
 }

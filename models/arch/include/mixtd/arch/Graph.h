@@ -108,6 +108,9 @@ Resources stream_module_resources(const Module& m, std::int64_t width_in, std::i
 // FIFOs (rtl/Generator); the one rule the graph, the solver's evaluator and
 // the generator use.
 std::int64_t consumer_read_width(const Module& consumer);
+// Whether a stream `stream_width` words a beat is re-packed for a consumer
+// reading `read_width` (consumer_read_width): the one condition.
+bool reads_another_width(std::int64_t stream_width, std::int64_t read_width);
 bool consumer_repacks(const Module& consumer, std::int64_t stream_width);
 // One physical stream `width` words a beat, `depth` beats deep, whose
 // consumer reads `read_width` (consumer_read_width): its FIFO, and its
