@@ -13,6 +13,7 @@
 #include "mixtd/rtl/DesignResources.h"
 #include "mixtd/rtl/ResourceSweep.h"
 #include "mixtd/support/AtomicFile.h"
+#include "mixtd/support/OutputPath.h"
 
 namespace mixtd::cli {
 
@@ -106,6 +107,7 @@ Run add_resources(CLI::App& app) {
       t.print(std::cout);
       return 0;
     }
+    if (!rows_out->empty()) check_output_file(*rows_out, "--rows");
     std::vector<rtl::YosysRow> rows;
     std::string tables;
     for (const auto& path : *table) {

@@ -124,9 +124,9 @@ void RowTimelineTracker::compute(Mod& m) {
   // One output beat's share of the busy time (`out` is the frame's output
   // beats, one a cycle): a pixel's beats leave through its compute (a
   // stage's output blocks one after another), so a row's last beat is one
-  // beat, not one pixel, before the row's end.
-  // A global pool computes while its frame streams in and emits its beats
-  // at the end (its rule is the tail): one pixel, as before.
+  // beat, not one pixel, before the row's end. Not for a global pool: it
+  // computes while its frame streams in and emits its beats at the end (its
+  // rule is the tail), so it keeps the one pixel.
   const std::int64_t beat_out = c.out > 0 && !m.whole_frame ? busy * U / c.out : pixel_out;
   std::vector<std::int64_t>& of = new_first_;
   std::vector<std::int64_t>& ol = new_last_;
