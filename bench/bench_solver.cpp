@@ -10,6 +10,7 @@
 //                moves for seeds 7 and 8
 //     ratio      fps / anneal (goal ≥ 0.99)
 //     evals      incremental evaluations per solve()
+//     rows       row-timeline module computations per solve()
 //     util       the largest used/budget ratio of the answer
 //   BM_SolveThroughput/...          the same for the peak-FPS objective
 //
@@ -105,6 +106,7 @@ void run_solve(benchmark::State& state, const Case& c, search::Objective objecti
   state.counters["anneal"] = ref;
   state.counters["ratio"] = fps / ref;
   state.counters["evals"] = static_cast<double>(r.evaluations);
+  state.counters["rows"] = static_cast<double>(r.row_updates);
   state.counters["util"] = r.report.total.max_utilisation(r.report.budget);
 }
 

@@ -189,6 +189,10 @@ TEST(Evaluator, TrialsRollBackAndCommit) {
         p.p_out = slot.depthwise() ? p.p_in : pick(slot.p_out, rng);
         p.weight_memory = random_weight_memory(d, rng);
         ev.set_psi(s, p);
+        // The row timeline keeps trials of its own: bring it up to date at
+        // random points, so that rollbacks undo computed rows, shifted rows
+        // and changes still pending, at every nesting.
+        if (rng.below(2) == 0) ev.latency_cycles();
       }
     };
     for (int round = 0; round < 20; ++round) {

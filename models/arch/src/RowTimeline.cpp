@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "mixtd/support/Error.h"
+
 namespace mixtd::arch {
 
 namespace {
@@ -90,6 +92,7 @@ void RowTimelineTracker::recompute() {
     } else if (!any) {
       m.moved = Moved::No;
     } else if (uniform) {
+      if (depth_ > 0 && m.offset_saved != trials_[depth_ - 1].id) save(i, false);
       m.offset += shift;
       m.moved = Moved::Shifted;
       m.shift = shift;
@@ -111,6 +114,8 @@ void RowTimelineTracker::recompute() {
 
 void RowTimelineTracker::compute(Mod& m) {
   ++module_updates_;
+  const Cycles old_computed = m.computed;
+  const bool old_ever = m.ever;
   m.computed = m.cycles;
   m.ever = true;
   constexpr std::int64_t U = kRowTimeUnit;
@@ -207,7 +212,73 @@ void RowTimelineTracker::compute(Mod& m) {
   m.shift = shift;
   m.first.swap(of);
   m.last.swap(ol);
+  if (depth_ > 0 && m.rows_saved != trials_[depth_ - 1].id) {
+    // The old rows go to the log as they are (of / ol hold them now); the
+    // log's spare vectors become the scratch.
+    Saved& e = save(static_cast<int>(&m - mods_.data()), true);
+    e.first.swap(of);
+    e.last.swap(ol);
+    e.computed = old_computed;
+    e.ever = old_ever;
+  }
   m.offset = 0;
+}
+
+// A log entry for module i in the innermost trial, with its offset as it
+// is now; a rows entry's rows, `computed` and `ever` are the caller's to
+// fill (compute() has replaced them by then).
+RowTimelineTracker::Saved& RowTimelineTracker::save(int i, bool rows) {
+  Mod& m = mods_[static_cast<std::size_t>(i)];
+  const std::uint64_t id = trials_[depth_ - 1].id;
+  if (saved_ == log_.size()) log_.emplace_back();
+  Saved& e = log_[saved_++];
+  e.module = i;
+  e.rows = rows;
+  e.offset = m.offset;
+  if (rows) {
+    m.rows_saved = id;
+  } else {
+    m.offset_saved = id;
+  }
+  return e;
+}
+
+void RowTimelineTracker::begin_trial() {
+  if (depth_ == trials_.size()) trials_.emplace_back();
+  Trial& t = trials_[depth_++];
+  t.id = next_trial_++;
+  t.saved = saved_;
+  t.heap = heap_;
+  t.latency = latency_;
+}
+
+void RowTimelineTracker::rollback() {
+  require(depth_ > 0, "internal: row timeline rollback without a trial");
+  Trial& t = trials_[--depth_];
+  for (std::size_t k = saved_; k-- > t.saved;) {
+    Saved& e = log_[k];
+    Mod& m = mods_[static_cast<std::size_t>(e.module)];
+    m.offset = e.offset;
+    if (e.rows) {
+      m.first.swap(e.first);
+      m.last.swap(e.last);
+      m.computed = e.computed;
+      m.ever = e.ever;
+    }
+  }
+  saved_ = t.saved;
+  // What was pending at begin_trial() is pending again, in a new pass (the
+  // trial's set_cycles() marked others as queued in this one).
+  ++pass_;
+  heap_.swap(t.heap);
+  for (int i : heap_) mods_[static_cast<std::size_t>(i)].queued_pass = pass_;
+  latency_ = t.latency;
+}
+
+void RowTimelineTracker::commit() {
+  require(depth_ > 0, "internal: row timeline commit without a trial");
+  --depth_;
+  if (depth_ == 0) saved_ = 0;
 }
 
 RowTimeline RowTimelineTracker::timeline() const {

@@ -649,6 +649,7 @@ void Evaluator::begin_trial() {
   t.interval = interval_;
   t.bottleneck = bottleneck_;
   t.total = total_;
+  rows_.begin_trial();
 }
 
 void Evaluator::rollback() {
@@ -682,6 +683,9 @@ void Evaluator::rollback() {
   mod_log_.resize(t.mods);
   str_log_.resize(t.strs);
   psi_log_.resize(t.psis);
+  // After sync_hot() gave the row timeline its Cycles back: its rows as
+  // they were, without recomputing them.
+  rows_.rollback();
   --depth_;
 }
 
@@ -691,6 +695,7 @@ void Evaluator::rollback() {
 void Evaluator::commit() {
   require(depth_ > 0, "internal: commit without a trial");
   const Savepoint& inner = trials_[--depth_];
+  rows_.commit();
   if (depth_ == 0) {
     mod_log_.clear();
     str_log_.clear();

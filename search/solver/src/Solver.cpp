@@ -197,6 +197,7 @@ SolveResult run(const arch::Design& design, const SolverOptions& options, Search
     ev.apply(d);
     make_weight_memories_explicit(ev, d);
     r.evaluations += ev.evaluations();
+    r.row_updates += ev.row_updates();
     // FIFO depths and explicit weight memory kinds change no cycle: the
     // evaluator's figures are the answer's.
     answer_cycles = detail::objective_cycles(ev, options.objective);

@@ -85,6 +85,14 @@ class RowTimelineTracker {
     if (!heap_.empty()) recompute();
     return latency_;
   }
+  // Trials, nestable, as the solver's evaluator has them: rollback() puts
+  // every row, and what is pending, back as it was at begin_trial(), so
+  // that measuring a move costs one update, not two (the update and then
+  // the one undoing it). The caller restores the Cycles it changed with
+  // set_cycles() before rollback(). commit() keeps the changes.
+  void begin_trial();
+  void rollback();
+  void commit();
   // The rows in cycles (RowTimeline's form).
   RowTimeline timeline() const;
   // Module row computations so far (a shifted module costs none).
@@ -110,7 +118,29 @@ class RowTimelineTracker {
     Moved moved = Moved::No;  // in recompute() pass `moved_pass`
     std::int64_t shift = 0;   // when moved == Shifted
     std::uint64_t moved_pass = 0, queued_pass = 0;
+    // The trial that last saved this module's offset / rows (see Saved).
+    std::uint64_t offset_saved = 0, rows_saved = 0;
   };
+  // What a trial changed, oldest first: a module's offset before its first
+  // shift, or its rows (with offset and computed) before its first
+  // compute, within the trial. Rollback restores newest to oldest, so the
+  // oldest value wins. Entries past `saved_` are spares whose vectors keep
+  // their capacity.
+  struct Saved {
+    int module = -1;
+    bool rows = false;
+    std::vector<std::int64_t> first, last;
+    std::int64_t offset = 0;
+    Cycles computed;
+    bool ever = false;
+  };
+  struct Trial {
+    std::uint64_t id = 0;
+    std::size_t saved = 0;
+    std::vector<int> heap;
+    std::int64_t latency = 0;
+  };
+  Saved& save(int m, bool rows);
   // Modules are visited in index (topological) order from a min-heap: the
   // ones whose Cycles changed and the consumers of those that moved.
   void queue(int m) {
@@ -131,6 +161,11 @@ class RowTimelineTracker {
   std::uint64_t pass_ = 1;
   std::int64_t latency_ = 0;
   std::int64_t module_updates_ = 0;
+  std::vector<Trial> trials_;  // open ones, innermost last (capacity reused)
+  std::size_t depth_ = 0;
+  std::uint64_t next_trial_ = 1;
+  std::vector<Saved> log_;
+  std::size_t saved_ = 0;
 };
 
 // FIFO sizing (FINN's set_fifo_depths step, done analytically). A producer

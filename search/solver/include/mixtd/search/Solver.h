@@ -32,13 +32,15 @@ struct SolveResult {
   arch::Design design;  // the input design with ψ (and budget) replaced
   arch::Report report;  // analyse(design)
   // The FPS the search maximised: f_clk / interval (throughput), or f_clk /
-  // its latency estimate (latency: the arrival curves' fill sum plus the
-  // interval, search/Evaluator.h). report.fps_batch1() is the row-timeline
-  // latency the simulator agrees with; the two differ by a few percent, so
-  // solver quality (budget sweeps, the annealer comparison) is measured on
-  // this figure.
+  // batch-1 latency (latency), the row timeline's latency that
+  // report.fps_batch1() gives too (the evaluator keeps that timeline up to
+  // date, search/solver/src/Evaluator.h), so the two are the same number.
   double objective_fps = 0;
   std::int64_t evaluations = 0;
+  // Module row computations of the row timeline over all evaluations (a
+  // module that only shifted costs none): where the latency objective's
+  // time goes.
+  std::int64_t row_updates = 0;
   double seconds = 0;
 };
 
