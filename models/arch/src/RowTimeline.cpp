@@ -135,8 +135,9 @@ void RowTimelineTracker::compute(Mod& m) {
   const std::int64_t beat_out = c.out > 0 && !m.whole_frame ? busy * U / c.out : pixel_out;
   std::vector<std::int64_t>& of = new_first_;
   std::vector<std::int64_t>& ol = new_last_;
-  of.assign(static_cast<std::size_t>(frames * Ho), 0);
-  ol.assign(of.size(), 0);
+  // Every row is written below (no need to clear them first).
+  of.resize(static_cast<std::size_t>(frames * Ho));
+  ol.resize(of.size());
 
   if (m.kind == ModuleKind::HostIn) {
     for (int f = 0; f < frames; ++f) {
@@ -156,19 +157,36 @@ void RowTimelineTracker::compute(Mod& m) {
     constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::min() / 4;
     std::vector<std::int64_t>& in_first = in_first_;
     std::vector<std::int64_t>& in_last = in_last_;
-    in_first.assign(static_cast<std::size_t>(frames * H), 0);
-    in_last.assign(in_first.size(), 0);
-    for (int pi : m.producers) {
-      const Mod& p = mods_[static_cast<std::size_t>(pi)];
-      const std::size_t n = std::min(in_first.size(), p.first.size());
-      for (std::size_t r = 0; r < n; ++r) {
-        in_first[r] = std::max(in_first[r], p.first[r] + p.offset);
-        in_last[r] = std::max(in_last[r], p.last[r] + p.offset);
+    const auto rows_in = static_cast<std::size_t>(frames * H);
+    const Mod* only = m.producers.size() == 1 ? &mods_[static_cast<std::size_t>(m.producers[0])] : nullptr;
+    if (only && only->first.size() >= rows_in) {
+      // One producer with every row (most modules): one pass.
+      in_first.resize(rows_in);
+      in_last.resize(rows_in);
+      const std::int64_t off = only->offset;
+      std::int64_t prev = 0;
+      for (std::size_t r = 0; r < rows_in; ++r) {
+        std::int64_t f = std::max<std::int64_t>(0, only->first[r] + off);
+        if (r > 0) f = std::max(f, prev + pixel_in);
+        prev = std::max(std::max<std::int64_t>(0, only->last[r] + off), f + row_in - pixel_in);
+        in_first[r] = f;
+        in_last[r] = prev;
       }
-    }
-    for (std::size_t r = 0; r < in_first.size(); ++r) {
-      if (r > 0) in_first[r] = std::max(in_first[r], in_last[r - 1] + pixel_in);
-      in_last[r] = std::max(in_last[r], in_first[r] + row_in - pixel_in);
+    } else {
+      in_first.assign(rows_in, 0);
+      in_last.assign(rows_in, 0);
+      for (int pi : m.producers) {
+        const Mod& p = mods_[static_cast<std::size_t>(pi)];
+        const std::size_t n = std::min(rows_in, p.first.size());
+        for (std::size_t r = 0; r < n; ++r) {
+          in_first[r] = std::max(in_first[r], p.first[r] + p.offset);
+          in_last[r] = std::max(in_last[r], p.last[r] + p.offset);
+        }
+      }
+      for (std::size_t r = 0; r < rows_in; ++r) {
+        if (r > 0) in_first[r] = std::max(in_first[r], in_last[r - 1] + pixel_in);
+        in_last[r] = std::max(in_last[r], in_first[r] + row_in - pixel_in);
+      }
     }
     // The point `fraction` of the way through input row `row`: a function
     // of the row's length only, so shifting the row shifts it exactly (a
