@@ -28,8 +28,8 @@ Report analyse(const Design& d) {
   }
   // latency(1) = fill + interval: the last output word of the row-level
   // timeline (RowTimeline.h), which the simulator agrees with within 5%
-  // (tests/sim/test_agreement.cpp). The solver's own estimate is the fill
-  // sum of the arrival curves (search/Evaluator.h).
+  // (tests/sim/test_agreement.cpp). The solver optimises this same
+  // latency, kept up to date incrementally (RowTimelineTracker).
   r.fill_cycles = std::max<std::int64_t>(0, row_timeline(r.graph).latency - r.interval);
   for (const auto& s : r.graph.streams) r.total += s.resources;
   r.fifo_need = fan_out_fifo_depths(r.graph, r.interval, d.fifo_depth);

@@ -430,13 +430,24 @@ std::vector<std::int64_t> fan_out_fifo_depths(const Graph& g, std::int64_t inter
       branches.push_back(std::move(b));
     }
     if (branches.size() != p.outputs.size()) continue;
+    // Every breakpoint, in order: the runs are each sorted already (rows
+    // follow one another; the released ramps are kept ordered), so merging
+    // them gives what sorting the lot would, at a fraction of the time.
     std::vector<double> times(pt.first.begin(), pt.first.end());
-    times.insert(times.end(), pt.last.begin(), pt.last.end());
+    auto add_run = [&](const std::vector<double>& run) {
+      const auto middle = static_cast<std::ptrdiff_t>(times.size());
+      times.insert(times.end(), run.begin(), run.end());
+      if (std::is_sorted(run.begin(), run.end()))
+        std::inplace_merge(times.begin(), times.begin() + middle, times.end());
+      else
+        std::sort(times.begin(), times.end());
+    };
+    if (!std::is_sorted(times.begin(), times.end())) std::sort(times.begin(), times.end());
+    add_run(pt.last);
     for (const Branch& b : branches) {
-      times.insert(times.end(), b.released.from.begin(), b.released.from.end());
-      times.insert(times.end(), b.released.to.begin(), b.released.to.end());
+      add_run(b.released.from);
+      add_run(b.released.to);
     }
-    std::sort(times.begin(), times.end());
     // A branch holds the producer back when the producer has emitted more
     // than its consumer has room for (cap + freed) — and that costs time
     // only if another consumer would have taken those words by then itself
