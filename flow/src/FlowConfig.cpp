@@ -122,7 +122,10 @@ std::string resolve_dataset(const Reader& r, const YAML::Node& n) {
 FlowConfig load_flow(const fs::path& file) {
   FlowConfig c;
   c.source = file;
-  Reader r{file.string(), file.parent_path().empty() ? fs::path(".") : file.parent_path()};
+  // Paths in the flow resolve against its folder, made absolute: the steps
+  // run in the output folder (Runner.cpp), so a path relative to where
+  // `mixtd flow` was typed would not be found there.
+  Reader r{file.string(), fs::absolute(file).parent_path()};
   if (!fs::is_regular_file(file)) throw Error(file.string() + ": no such file");
   YAML::Node root;
   try {

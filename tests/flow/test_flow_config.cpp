@@ -109,4 +109,24 @@ TEST(FlowConfig, PathsAreRelativeToTheFlow) {
   fs::remove_all(dir());
 }
 
+// The steps run in the output folder, so a flow named by a relative path
+// (`mixtd flow configs/flows/demo-fmnist.yaml`, as README and --help type
+// it) must still give its steps paths that resolve there: absolute ones.
+TEST(FlowConfig, PathsOfAFlowNamedRelativelyAreAbsolute) {
+  const fs::path root = dir() / "relcwd";
+  fs::create_directories(root / "sub");
+  std::ofstream(root / "w.onnx") << "x";
+  std::ofstream(root / "sub/flow.yaml") << kBase << "weights: ../w.onnx\ndataset: npy:../x.npy,../y.npy\n";
+  struct Cwd {  // back where it was, however the test ends
+    fs::path was = fs::current_path();
+    ~Cwd() { fs::current_path(was); }
+  } cwd;
+  fs::current_path(root);
+  const flow::FlowConfig c = flow::load_flow("sub/flow.yaml");
+  const fs::path abs = fs::absolute(root).lexically_normal();
+  EXPECT_EQ(fs::path(c.weights), abs / "w.onnx");
+  EXPECT_EQ(c.dataset, "npy:" + (abs / "x.npy").string() + "," + (abs / "y.npy").string());
+  fs::remove_all(dir());
+}
+
 }  // namespace
