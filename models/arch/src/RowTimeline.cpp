@@ -361,6 +361,7 @@ std::vector<std::int64_t> fan_out_fifo_depths(const Graph& g, std::int64_t inter
     int stream = -1;
     double cap = 0;  // pixels its line buffer holds (1e18: takes all)
     Ramps released;  // pixels it has freed
+    Ramps intake;    // pixels it has taken in, at its own rate
   };
   for (const Module& p : g.modules) {
     if (p.outputs.size() < 2) continue;
@@ -407,6 +408,17 @@ std::vector<std::int64_t> fan_out_fifo_depths(const Graph& g, std::int64_t inter
         if (r > 0) in_first[r] = std::max(in_first[r], intake_last[r - 1] + pixel_in);
         intake_last[r] = std::max(intake_last[r], in_first[r] + row_in - pixel_in);
       }
+      // What it has taken in: no faster than its own input rate, whatever
+      // room its buffer has (a 1x1 stride-2 downsample at two cycles a beat
+      // behind a producer at one does not absorb the burst in its line
+      // buffer: docs/simulation.md, agreement case #116).
+      b.intake.width = static_cast<double>(W);
+      b.intake.from = in_first;
+      b.intake.to = intake_last;
+      for (std::size_t r = 1; r < b.intake.from.size(); ++r) {
+        b.intake.from[r] = std::max(b.intake.from[r], b.intake.from[r - 1]);
+        b.intake.to[r] = std::max(b.intake.to[r], b.intake.to[r - 1]);
+      }
       for (std::size_t r = 0; r < pt.first.size(); ++r) {
         const auto f = static_cast<std::int64_t>(r) / H, q = static_cast<std::int64_t>(r) % H;
         // The last output row whose window reads input row q (none: it is
@@ -449,7 +461,8 @@ std::vector<std::int64_t> fan_out_fifo_depths(const Graph& g, std::int64_t inter
       add_run(b.released.to);
     }
     // A branch holds the producer back when the producer has emitted more
-    // than its consumer has room for (cap + freed) — and that costs time
+    // than its consumer has room for (cap + freed, but no more than it has
+    // taken in at its own rate) — and that costs time
     // only if another consumer would have taken those words by then itself
     // (at its own block: its FIFO is no demand). A fast producer held back
     // by its slowest consumer alone loses nothing.
@@ -460,7 +473,8 @@ std::vector<std::int64_t> fan_out_fifo_depths(const Graph& g, std::int64_t inter
     std::vector<double> worst(branches.size(), 0), room(branches.size());
     for (double x : times) {
       const double made = produced.at(x);
-      for (std::size_t k = 0; k < branches.size(); ++k) room[k] = branches[k].cap + branches[k].released.at(x);
+      for (std::size_t k = 0; k < branches.size(); ++k)
+        room[k] = std::min(branches[k].cap + branches[k].released.at(x), branches[k].intake.at(x));
       for (std::size_t k = 0; k < branches.size(); ++k) {
         double taken = 0;  // the most another consumer takes by x
         for (std::size_t j = 0; j < branches.size(); ++j)

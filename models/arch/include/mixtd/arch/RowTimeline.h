@@ -172,7 +172,9 @@ class RowTimelineTracker {
 // whose output fans out to several consumers moves in lockstep: a beat
 // leaves when every consumer's FIFO has room. A consumer takes input only
 // as its line buffer frees slots (Timing.h line_buffer_pixels; two pixels
-// for streaming blocks), so consumers that walk the frame differently (a
+// for streaming blocks) and no faster than its own input rate (a buffer
+// with room does not absorb a burst it cannot take in), so consumers that
+// walk the frame differently (a
 // 3×3 stride-2 conv and a 1×1 stride-2 downsample behind one add) hold the
 // shared producer back unless the FIFO in front of the one that lags
 // absorbs the difference. Per stream: the depth in beats with which its
