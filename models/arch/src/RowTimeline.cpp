@@ -459,6 +459,8 @@ std::vector<std::int64_t> fan_out_fifo_depths(const Graph& g, std::int64_t inter
     for (const Branch& b : branches) {
       add_run(b.released.from);
       add_run(b.released.to);
+      add_run(b.intake.from);  // room is the lesser of two ramps: both bend
+      add_run(b.intake.to);
     }
     // A branch holds the producer back when the producer has emitted more
     // than its consumer has room for (cap + freed, but no more than it has
