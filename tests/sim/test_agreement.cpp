@@ -28,7 +28,7 @@ struct Case {
 // engines, undecomposed layers); ψ from the solver (balanced pipelines, the
 // hard case: every module near the bottleneck) under both objectives, or
 // at random.
-std::vector<Case> agreement_designs() {
+std::vector<Case> solve_agreement_designs() {
   std::vector<Case> v;
   struct Net {
     std::string spec, device;
@@ -66,12 +66,18 @@ std::vector<Case> agreement_designs() {
   return v;
 }
 
+// Solved once for both tests below.
+const std::vector<Case>& agreement_designs() {
+  static const std::vector<Case> designs = solve_agreement_designs();
+  return designs;
+}
+
 double rel(std::int64_t analytical, std::int64_t simulated) {
   return (static_cast<double>(analytical) - static_cast<double>(simulated)) / static_cast<double>(simulated);
 }
 
 TEST(Agreement, AnalyticalIntervalWithinTwoPercentAndLatencyWithinFivePercentOfSimulation) {
-  const auto cases = agreement_designs();
+  const auto& cases = agreement_designs();
   std::vector<arch::Design> designs;
   for (const auto& c : cases) designs.push_back(c.design);
   sim::SimOptions o;
@@ -103,7 +109,7 @@ TEST(Agreement, AnalyticalIntervalWithinTwoPercentAndLatencyWithinFivePercentOfS
 // line buffer as room it could fill faster than the consumer takes input;
 // docs/simulation.md.)
 TEST(Agreement, SizedFifosAreAsFastAsDeepOnes) {
-  const auto cases = agreement_designs();
+  const auto& cases = agreement_designs();
   std::vector<arch::Design> designs;
   for (const auto& c : cases) {
     designs.push_back(c.design);

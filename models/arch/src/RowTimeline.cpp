@@ -411,14 +411,11 @@ std::vector<std::int64_t> fan_out_fifo_depths(const Graph& g, std::int64_t inter
       // What it has taken in: no faster than its own input rate, whatever
       // room its buffer has (a 1x1 stride-2 downsample at two cycles a beat
       // behind a producer at one does not absorb the burst in its line
-      // buffer: docs/simulation.md, agreement case #116).
+      // buffer: docs/simulation.md, agreement case #116). Both ends are
+      // non-decreasing by the chain above, as Ramps needs.
       b.intake.width = static_cast<double>(W);
       b.intake.from = in_first;
       b.intake.to = intake_last;
-      for (std::size_t r = 1; r < b.intake.from.size(); ++r) {
-        b.intake.from[r] = std::max(b.intake.from[r], b.intake.from[r - 1]);
-        b.intake.to[r] = std::max(b.intake.to[r], b.intake.to[r - 1]);
-      }
       for (std::size_t r = 0; r < pt.first.size(); ++r) {
         const auto f = static_cast<std::int64_t>(r) / H, q = static_cast<std::int64_t>(r) % H;
         // The last output row whose window reads input row q (none: it is
