@@ -62,6 +62,7 @@ RowTimelineTracker::RowTimelineTracker(const Graph& g, int frames, double period
     o.first.assign(static_cast<std::size_t>(frames_ * o.Ho), 0);
     o.last.assign(o.first.size(), 0);
     o.cycles = m.cycles;
+    key_ ^= key_of(static_cast<int>(mi), o.cycles);
     queue(static_cast<int>(mi));
   }
   for (std::size_t mi = 0; mi < mods_.size(); ++mi)
@@ -110,6 +111,24 @@ void RowTimelineTracker::recompute() {
     const std::int64_t span = b.last[static_cast<std::size_t>(b.Ho - 1)] + b.offset - (a.first[0] + a.offset);
     latency_ = span <= 0 ? 0 : (span + kRowTimeUnit - 1) / kRowTimeUnit;
   }
+  if (memo_.size() >= kMemoLimit) memo_.clear();
+  memo_.emplace(key_, latency_);
+  answered_ = false;
+}
+
+RowTimelineTracker::Key RowTimelineTracker::key_of(int m, const Cycles& c) {
+  // splitmix64's finaliser over the fields, from two seeds.
+  auto mix = [](std::uint64_t x) {
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+  };
+  auto hash = [&](std::uint64_t h) {
+    for (const std::int64_t v : {static_cast<std::int64_t>(m), c.in, c.compute, c.out, c.fill, c.window, c.tail})
+      h = mix(h + 0x9e3779b97f4a7c15ULL + static_cast<std::uint64_t>(v));
+    return h;
+  };
+  return {hash(0x243f6a8885a308d3ULL), hash(0x13198a2e03707344ULL)};
 }
 
 void RowTimelineTracker::compute(Mod& m) {
@@ -268,6 +287,7 @@ void RowTimelineTracker::begin_trial() {
   t.saved = saved_;
   t.heap = heap_;
   t.latency = latency_;
+  t.answered = answered_;
 }
 
 void RowTimelineTracker::rollback() {
@@ -291,15 +311,19 @@ void RowTimelineTracker::rollback() {
   heap_.swap(t.heap);
   for (int i : heap_) mods_[static_cast<std::size_t>(i)].queued_pass = pass_;
   latency_ = t.latency;
+  answered_ = t.answered;
 }
 
 void RowTimelineTracker::commit() {
   require(depth_ > 0, "internal: row timeline commit without a trial");
   --depth_;
-  if (depth_ == 0) saved_ = 0;
+  if (depth_ > 0) return;
+  saved_ = 0;
+  if (answered_ && !heap_.empty()) recompute();
 }
 
-RowTimeline RowTimelineTracker::timeline() const {
+RowTimeline RowTimelineTracker::timeline() {
+  if (!heap_.empty()) recompute();
   RowTimeline t;
   t.latency = latency_;
   t.modules.resize(mods_.size());

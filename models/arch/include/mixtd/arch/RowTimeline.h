@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <unordered_map>
 #include <vector>
 
 #include "mixtd/arch/Graph.h"
@@ -70,6 +71,7 @@ class RowTimelineTracker {
   void set_cycles(int m, const Cycles& c) {
     Mod& x = mods_[static_cast<std::size_t>(m)];
     if (c == x.cycles) return;
+    key_ ^= key_of(m, x.cycles) ^ key_of(m, c);
     x.cycles = c;
     queue(m);
   }
@@ -80,9 +82,23 @@ class RowTimelineTracker {
     return latency();
   }
   // First word into host_in to the last word out of host_out, frame 0,
-  // cycles (rounded up), after bringing the rows up to date.
+  // cycles (rounded up). The latency is a function of the modules' Cycles
+  // alone, and a search measures the same Cycles again and again (a move
+  // re-measured after others were taken, the same step from another
+  // start). Inside a trial, a state seen before is looked up (exactly: the
+  // key is every module's Cycles, see Key) and its rows stay pending: a
+  // trial is mostly rolled back, which then costs nothing. Outside one, or
+  // when a trial so answered is committed to the outermost level, the rows
+  // are brought up to date: pending rows there would be recomputed, and
+  // rolled back, by every trial that follows.
   std::int64_t latency() {
-    if (!heap_.empty()) recompute();
+    if (heap_.empty()) return latency_;
+    if (depth_ > 0)
+      if (const auto it = memo_.find(key_); it != memo_.end()) {
+        answered_ = true;
+        return it->second;
+      }
+    recompute();
     return latency_;
   }
   // Trials, nestable, as the solver's evaluator has them: rollback() puts
@@ -93,12 +109,35 @@ class RowTimelineTracker {
   void begin_trial();
   void rollback();
   void commit();
-  // The rows in cycles (RowTimeline's form).
-  RowTimeline timeline() const;
+  // The rows in cycles (RowTimeline's form), after bringing them up to date.
+  RowTimeline timeline();
   // Module row computations so far (a shifted module costs none).
   std::int64_t module_updates() const { return module_updates_; }
 
  private:
+  // Every module's Cycles, hashed: the XOR over modules of two
+  // independent 64-bit hashes of (module, Cycles), kept up to date by
+  // set_cycles() in O(1) (Zobrist hashing). Two states share a key by
+  // chance with probability about n² / 2^129 for n states seen.
+  struct Key {
+    std::uint64_t a = 0, b = 0;
+    Key& operator^=(const Key& o) {
+      a ^= o.a, b ^= o.b;
+      return *this;
+    }
+    friend Key operator^(Key x, const Key& y) { return x ^= y; }
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const { return static_cast<std::size_t>(k.a); }
+  };
+  static Key key_of(int m, const Cycles& c);
+  // Latencies by key (cleared when it holds kMemoLimit: an annealer sees
+  // hundreds of thousands of states).
+  static constexpr std::size_t kMemoLimit = std::size_t{1} << 18;
+  std::unordered_map<Key, std::int64_t, KeyHash> memo_;
+  Key key_;
+
   enum class Moved : char { No, Shifted, Yes };
   struct Mod {
     ModuleKind kind = ModuleKind::Stage;
@@ -139,6 +178,7 @@ class RowTimelineTracker {
     std::size_t saved = 0;
     std::vector<int> heap;
     std::int64_t latency = 0;
+    bool answered = false;
   };
   Saved& save(int m, bool rows);
   // Modules are visited in index (topological) order from a min-heap: the
@@ -160,6 +200,7 @@ class RowTimelineTracker {
   std::vector<int> heap_;
   std::uint64_t pass_ = 1;
   std::int64_t latency_ = 0;
+  bool answered_ = false;  // latency() answered from memo_ with rows pending
   std::int64_t module_updates_ = 0;
   std::vector<Trial> trials_;  // open ones, innermost last (capacity reused)
   std::size_t depth_ = 0;
