@@ -71,7 +71,9 @@ class RowTimelineTracker {
   void set_cycles(int m, const Cycles& c) {
     Mod& x = mods_[static_cast<std::size_t>(m)];
     if (c == x.cycles) return;
-    key_ ^= key_of(m, x.cycles) ^ key_of(m, c);
+    const Key k = key_of(m, c);
+    key_ ^= x.key ^ k;
+    x.key = k;
     x.cycles = c;
     queue(m);
   }
@@ -149,6 +151,7 @@ class RowTimelineTracker {
     // lacks read as time 0, which does not shift: no shortcut).
     bool whole_rows = true;
     Cycles cycles;      // the latest set_cycles()
+    Key key;            // key_of(its index, cycles)
     Cycles computed;    // those the rows were computed with
     bool ever = false;  // computed at all
     // Rows, fixed point: first[k] + offset, last[k] + offset.
