@@ -55,6 +55,20 @@ RowTimelineTracker::RowTimelineTracker(const Graph& g, int frames, double period
     o.whole_frame = w.whole_frame;
     o.streaming = m.kind != ModuleKind::Stage && m.kind != ModuleKind::MaxPool && m.kind != ModuleKind::AvgPool &&
                   m.kind != ModuleKind::GlobalAvgPool;
+    // Output row i needs input row min(H−1, i·sh − ph + kh − 1); of that
+    // row, the columns the first and the last window of an output row
+    // reach (of W). A streaming block forwards beat by beat: its first
+    // output follows its first input beat, not a whole pixel.
+    o.need.resize(static_cast<std::size_t>(o.Ho));
+    for (std::int64_t i = 0; i < o.Ho; ++i)
+      o.need[static_cast<std::size_t>(i)] =
+          o.whole_frame ? o.H - 1 : std::clamp<std::int64_t>(i * o.sh - o.ph + o.kh - 1, 0, o.H - 1);
+    const std::int64_t first_cols = std::clamp<std::int64_t>(o.kw - o.pw, 1, o.W);
+    const std::int64_t last_cols = std::clamp<std::int64_t>((o.Wo - 1) * o.sw - o.pw + o.kw, 1, o.W);
+    o.first_at = Fraction(o.whole_frame ? 1.0
+                          : o.streaming ? 0.0
+                                        : static_cast<double>(first_cols) / static_cast<double>(o.W));
+    o.last_at = Fraction(o.whole_frame ? 1.0 : static_cast<double>(last_cols) / static_cast<double>(o.W));
     for (int s : m.inputs) o.producers.push_back(g.streams[static_cast<std::size_t>(s)].from);
     for (int p : o.producers)
       o.whole_rows =
@@ -67,17 +81,20 @@ RowTimelineTracker::RowTimelineTracker(const Graph& g, int frames, double period
     queue(static_cast<int>(mi));
   }
   for (std::size_t mi = 0; mi < mods_.size(); ++mi)
-    for (int p : mods_[mi].producers) mods_[static_cast<std::size_t>(p)].consumers.push_back(static_cast<int>(mi));
+    for (int p : mods_[mi].producers) {
+      require(static_cast<std::size_t>(p) < mi, "internal: the row timeline needs modules in topological order");
+      mods_[static_cast<std::size_t>(p)].consumers.push_back(static_cast<int>(mi));
+    }
   host_in_ = g.find("host_in");
   host_out_ = g.find("host_out");
 }
 
 void RowTimelineTracker::recompute() {
-  while (!heap_.empty()) {
-    std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
-    const int i = heap_.back();
-    heap_.pop_back();
+  int hi = -1, lo = static_cast<int>(mods_.size());
+  for (int i : pending_) lo = std::min(lo, i), hi = std::max(hi, i);
+  for (int i = lo; i <= hi; ++i) {
     Mod& m = mods_[static_cast<std::size_t>(i)];
+    if (m.queued_pass != pass_) continue;
     // Every input shifted alike: so does this module, exactly.
     bool any = false, uniform = m.whole_rows;
     std::int64_t shift = 0;
@@ -103,8 +120,14 @@ void RowTimelineTracker::recompute() {
     }
     m.moved_pass = pass_;
     if (m.moved != Moved::No)
-      for (int c : m.consumers) queue(c);
+      for (int c : m.consumers) {
+        Mod& x = mods_[static_cast<std::size_t>(c)];
+        if (x.queued_pass == pass_) continue;
+        x.queued_pass = pass_;
+        hi = std::max(hi, c);
+      }
   }
+  pending_.clear();
   ++pass_;
   if (host_in_ >= 0 && host_out_ >= 0) {
     const Mod& a = mods_[static_cast<std::size_t>(host_in_)];
@@ -217,36 +240,27 @@ void RowTimelineTracker::compute(Mod& m) {
         in_last[r] = std::max(in_last[r], in_first[r] + row_in - pixel_in);
       }
     }
-    // The point `fraction` of the way through input row `row`: a function
-    // of the row's length only, so shifting the row shifts it exactly (a
-    // multiply, not a division: this loop is the solver's hottest).
-    auto at = [&](std::int64_t row, double fraction) {
-      const auto r = static_cast<std::size_t>(row);
-      return in_first[r] + static_cast<std::int64_t>(static_cast<double>(in_last[r] - in_first[r]) * fraction);
+    // The point `fraction` of the way through input row r: a function of
+    // the row's length only, so shifting the row shifts it exactly (a
+    // multiply, not a division: this loop is the solver's hottest). The
+    // row's first and last word need neither.
+    auto at = [&](std::size_t r, const Fraction& x) {
+      if (x.is_zero) return in_first[r];
+      if (x.is_one) return in_last[r];
+      return in_first[r] + static_cast<std::int64_t>(static_cast<double>(in_last[r] - in_first[r]) * x.value);
     };
-
     const std::int64_t first_delay = (c.fill - c.window) * U;
     const std::int64_t tail = c.tail * U;
-    // Of the last needed input row: the columns the first and the last
-    // window of an output row reach (of W).
-    const std::int64_t first_cols = std::clamp<std::int64_t>(m.kw - m.pw, 1, W);
-    const std::int64_t last_cols = std::clamp<std::int64_t>((Wo - 1) * m.sw - m.pw + m.kw, 1, W);
-    // A streaming block forwards beat by beat: its first output follows its
-    // first input beat, not a whole pixel.
-    const double first_fraction = m.whole_frame ? 1.0
-                                  : m.streaming ? 0.0
-                                                : static_cast<double>(first_cols) / static_cast<double>(W);
-    const double last_fraction = m.whole_frame ? 1.0 : static_cast<double>(last_cols) / static_cast<double>(W);
     std::int64_t prev_last = kNever;
     for (int f = 0; f < frames; ++f) {
+      const std::int64_t* need = m.need.data();
+      std::int64_t* f_out = of.data() + f * Ho;
+      std::int64_t* l_out = ol.data() + f * Ho;
       for (std::int64_t i = 0; i < Ho; ++i) {
-        const std::int64_t need =
-            m.whole_frame ? H - 1 : std::clamp<std::int64_t>(i * m.sh - m.ph + m.kh - 1, 0, H - 1);
-        const std::int64_t row = f * H + need;
-        const auto k = static_cast<std::size_t>(f * Ho + i);
-        of[k] = std::max(at(row, first_fraction) + first_delay, prev_last + beat_out);
-        ol[k] = std::max(at(row, last_fraction) + tail, of[k] + row_out - beat_out);
-        prev_last = ol[k];
+        const auto row = static_cast<std::size_t>(f * H + need[i]);
+        f_out[i] = std::max(at(row, m.first_at) + first_delay, prev_last + beat_out);
+        l_out[i] = std::max(at(row, m.last_at) + tail, f_out[i] + row_out - beat_out);
+        prev_last = l_out[i];
       }
     }
   }
@@ -295,7 +309,7 @@ void RowTimelineTracker::begin_trial() {
   Trial& t = trials_[depth_++];
   t.id = next_trial_++;
   t.saved = saved_;
-  t.heap = heap_;
+  t.pending = pending_;
   t.latency = latency_;
   t.answered = answered_;
 }
@@ -318,8 +332,8 @@ void RowTimelineTracker::rollback() {
   // What was pending at begin_trial() is pending again, in a new pass (the
   // trial's set_cycles() marked others as queued in this one).
   ++pass_;
-  heap_.swap(t.heap);
-  for (int i : heap_) mods_[static_cast<std::size_t>(i)].queued_pass = pass_;
+  pending_.swap(t.pending);
+  for (int i : pending_) mods_[static_cast<std::size_t>(i)].queued_pass = pass_;
   latency_ = t.latency;
   answered_ = t.answered;
 }
@@ -329,11 +343,11 @@ void RowTimelineTracker::commit() {
   --depth_;
   if (depth_ > 0) return;
   saved_ = 0;
-  if (answered_ && !heap_.empty()) recompute();
+  if (answered_ && !pending_.empty()) recompute();
 }
 
 RowTimeline RowTimelineTracker::timeline() {
-  if (!heap_.empty()) recompute();
+  if (!pending_.empty()) recompute();
   RowTimeline t;
   t.latency = latency_;
   t.modules.resize(mods_.size());
