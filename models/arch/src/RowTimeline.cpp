@@ -507,6 +507,9 @@ std::vector<std::int64_t> fan_out_fifo_depths(const Graph& g, std::int64_t inter
       add_run(b.intake.from);  // room is the lesser of two ramps: both bend
       add_run(b.intake.to);
     }
+    // The same time twice gives the same counts (Ramps::at is a function
+    // of t): once is enough.
+    times.erase(std::unique(times.begin(), times.end()), times.end());
     // A branch holds the producer back when the producer has emitted more
     // than its consumer has room for (cap + freed, but no more than it has
     // taken in at its own rate) — and that costs time
