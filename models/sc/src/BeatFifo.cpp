@@ -74,7 +74,7 @@ void BeatFifo::pop(Cycle t) {
   // up to p. Pushes and pops are each in cycle order, so a push's figure is
   // known at the first pop after its cycle, or at its own pop.
   while (first_pending_ < tail_ && push_time_[slot(first_pending_)] < t) {
-    high_water_ = std::max(high_water_, first_pending_ + 1 - head_);
+    high_water_ = std::max(high_water_, occupancy_at_push(first_pending_));
     ++first_pending_;
   }
   pop_time_[slot(head_)] = t;
@@ -82,6 +82,27 @@ void BeatFifo::pop(Cycle t) {
   if (first_pending_ < head_) first_pending_ = head_;  // popped in its own cycle: never counted as waiting
   if (trace_) update_trace();
   if (writer_waiting_) popped_.notify();
+}
+
+std::int64_t BeatFifo::occupancy_at_push(std::int64_t k) const {
+  // The pops done so far at cycles after push k's: a consumer's thread can
+  // run ahead of its producer's in the simulator's order (a slow consumer
+  // is ahead in time), popping at later cycles before this push was made.
+  // Only pops after the one that freed k's slot (index k − depth) can be
+  // later than k's push (it waited for that pop), so they are all still in
+  // pop_time_ (a pop of index ≤ k resolves k: none overwrote them yet).
+  const Cycle p = push_time_[slot(k)];
+  std::int64_t later = 0;
+  for (std::int64_t j = head_ - 1; j > k - depth_ && j >= 0 && pop_time_[slot(j)] > p; --j) ++later;
+  return k + 1 - (head_ - later);
+}
+
+std::int64_t BeatFifo::high_water() const {
+  // Pushes no later pop has resolved yet: every pop up to their cycles has
+  // happened by the end of a run.
+  std::int64_t h = high_water_;
+  for (std::int64_t k = std::max(first_pending_, head_); k < tail_; ++k) h = std::max(h, occupancy_at_push(k));
+  return h;
 }
 
 void BeatFifo::trace(sc_core::sc_trace_file* tf) {

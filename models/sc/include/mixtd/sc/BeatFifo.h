@@ -45,11 +45,12 @@ class BeatFifo {
   void pop(Cycle t);
 
   // Statistics. The high-water mark is exact in simulated time: the largest
-  // number of beats present at the end of any cycle.
+  // number of beats present at the end of any cycle (of those simulated so
+  // far, when the run has ended: not while threads still run).
   std::int64_t pushed() const { return tail_; }
   std::int64_t popped() const { return head_; }
   std::int64_t size() const { return tail_ - head_; }
-  std::int64_t high_water() const { return high_water_; }
+  std::int64_t high_water() const;
   bool writer_waiting() const { return writer_waiting_; }
   bool reader_waiting() const { return reader_waiting_; }
 
@@ -68,6 +69,9 @@ class BeatFifo {
  private:
   std::size_t slot(std::int64_t k) const { return static_cast<std::size_t>(k % depth_); }
   void update_trace();
+  // Beats present at the end of the cycle beat k was pushed, by the pops
+  // made so far (k not yet popped, every pop up to its cycle made).
+  std::int64_t occupancy_at_push(std::int64_t k) const;
 
   std::string name_;
   std::int64_t depth_, width_;
