@@ -38,9 +38,10 @@ Window window_of(const Module& m) {
 
 }  // namespace
 
-RowTimelineTracker::RowTimelineTracker(const Graph& g, int frames, double period)
+RowTimelineTracker::RowTimelineTracker(const Graph& g, int frames, double period, bool keep_intake)
     : frames_(std::max(frames, 1)),
-      period_(static_cast<std::int64_t>(std::llround(period * static_cast<double>(kRowTimeUnit)))) {
+      period_(static_cast<std::int64_t>(std::llround(period * static_cast<double>(kRowTimeUnit)))),
+      keep_intake_(keep_intake) {
   mods_.resize(g.modules.size());
   for (std::size_t mi = 0; mi < g.modules.size(); ++mi) {
     const Module& m = g.modules[mi];
@@ -273,6 +274,10 @@ void RowTimelineTracker::compute(Mod& m) {
   m.shift = shift;
   m.first.swap(of);
   m.last.swap(ol);
+  if (keep_intake_ && m.kind != ModuleKind::HostIn) {
+    m.in_first = in_first_;
+    m.in_last = in_last_;
+  }
   if (depth_ > 0 && m.rows_saved != trials_[depth_ - 1].id) {
     // The old rows go to the log as they are (of / ol hold them now); the
     // log's spare vectors become the scratch.
@@ -305,6 +310,7 @@ RowTimelineTracker::Saved& RowTimelineTracker::save(int i, bool rows) {
 }
 
 void RowTimelineTracker::begin_trial() {
+  require(!keep_intake_, "internal: a row timeline that keeps intake rows has no trials");
   if (depth_ == trials_.size()) trials_.emplace_back();
   Trial& t = trials_[depth_++];
   t.id = next_trial_++;
@@ -358,12 +364,16 @@ RowTimeline RowTimelineTracker::timeline() {
       t.modules[i].first.push_back(static_cast<double>(m.first[k] + m.offset) / u);
       t.modules[i].last.push_back(static_cast<double>(m.last[k] + m.offset) / u);
     }
+    for (std::size_t k = 0; k < m.in_first.size(); ++k) {
+      t.modules[i].in_first.push_back(static_cast<double>(m.in_first[k] + m.offset) / u);
+      t.modules[i].in_last.push_back(static_cast<double>(m.in_last[k] + m.offset) / u);
+    }
   }
   return t;
 }
 
-RowTimeline row_timeline(const Graph& g, int frames, double period) {
-  RowTimelineTracker t(g, frames, period);
+RowTimeline row_timeline(const Graph& g, int frames, double period, bool with_intake) {
+  RowTimelineTracker t(g, frames, period, with_intake);
   t.update([&](int m) -> const Cycles& { return g.modules[static_cast<std::size_t>(m)].cycles; });
   return t.timeline();
 }
@@ -403,7 +413,7 @@ std::vector<std::int64_t> fan_out_fifo_depths(const Graph& g, std::int64_t inter
   for (const Module& m : g.modules) any = any || m.outputs.size() > 1;
   if (!any) return depth;
   constexpr int kFrames = 3;
-  const RowTimeline t = row_timeline(g, kFrames, static_cast<double>(interval));
+  const RowTimeline t = row_timeline(g, kFrames, static_cast<double>(interval), true);
   // One output of a fan-out: what its consumer has room for over time.
   struct Branch {
     int stream = -1;
@@ -431,46 +441,28 @@ std::vector<std::int64_t> fan_out_fifo_depths(const Graph& g, std::int64_t inter
       b.released.width = static_cast<double>(W);
       b.released.from.resize(pt.first.size());
       b.released.to.resize(pt.first.size());
-      // The rows as the consumer takes them (compute()'s rule): when every
-      // producer has them, at no more than its own input rate — a row no
-      // window reads is dropped as it is taken, not as it arrives (a
-      // 1×1 stride-2 downsample at p_in = 2 reads every pixel at 16 cycles).
-      const std::vector<double> intake_first = [&] {
-        std::vector<double> f(pt.first.size(), 0);
-        for (int ci : c.inputs) {
-          const RowTimes& q = t.modules[static_cast<std::size_t>(g.streams[static_cast<std::size_t>(ci)].from)];
-          for (std::size_t r = 0; r < f.size() && r < q.first.size(); ++r) f[r] = std::max(f[r], q.first[r]);
-        }
-        return f;
-      }();
-      std::vector<double> intake_last(pt.first.size(), 0);
-      for (int ci : c.inputs) {
-        const RowTimes& q = t.modules[static_cast<std::size_t>(g.streams[static_cast<std::size_t>(ci)].from)];
-        for (std::size_t r = 0; r < intake_last.size() && r < q.last.size(); ++r)
-          intake_last[r] = std::max(intake_last[r], q.last[r]);
-      }
-      const double row_in = static_cast<double>(c.cycles.in) / static_cast<double>(H);
-      const double pixel_in = row_in / static_cast<double>(W);
-      std::vector<double> in_first = intake_first;
-      for (std::size_t r = 0; r < in_first.size(); ++r) {
-        if (r > 0) in_first[r] = std::max(in_first[r], intake_last[r - 1] + pixel_in);
-        intake_last[r] = std::max(intake_last[r], in_first[r] + row_in - pixel_in);
-      }
-      // What it has taken in: no faster than its own input rate, whatever
-      // room its buffer has (a 1x1 stride-2 downsample at two cycles a beat
-      // behind a producer at one does not absorb the burst in its line
-      // buffer: docs/simulation.md, agreement case #116). Both ends are
-      // non-decreasing by the chain above, as Ramps needs.
+      // The rows as the consumer takes them (the timeline's intake): when
+      // every producer has them, at no more than its own input rate — a
+      // row no window reads is dropped as it is taken, not as it arrives
+      // (a 1×1 stride-2 downsample at p_in = 2 reads every pixel at 16
+      // cycles). And what it has taken in bounds its room: a buffer with
+      // room does not absorb a burst faster than the consumer's own rate
+      // (a 1×1 stride-2 downsample at two cycles a beat behind a producer
+      // at one: docs/simulation.md, agreement case #116). Both ends are
+      // non-decreasing (the intake chain), as Ramps needs.
+      const std::vector<double>& taken_first = ct.in_first;
+      const std::vector<double>& taken_last = ct.in_last;
+      if (taken_first.size() != pt.first.size()) break;
       b.intake.width = static_cast<double>(W);
-      b.intake.from = in_first;
-      b.intake.to = intake_last;
+      b.intake.from = taken_first;
+      b.intake.to = taken_last;
       for (std::size_t r = 0; r < pt.first.size(); ++r) {
         const auto f = static_cast<std::int64_t>(r) / H, q = static_cast<std::int64_t>(r) % H;
         // The last output row whose window reads input row q (none: it is
         // dropped as it arrives).
         const std::int64_t last = std::min(Ho - 1, (q + w.ph) / w.sh);
         const bool read = last * w.sh - w.ph + w.kh - 1 >= q;
-        double x = std::max(pt.first[r], in_first[r]), y = std::max(pt.last[r], intake_last[r]);
+        double x = std::max(pt.first[r], taken_first[r]), y = std::max(pt.last[r], taken_last[r]);
         if (read) {
           const auto k = static_cast<std::size_t>(f * Ho + last);
           x = std::max(x, ct.first[k]);

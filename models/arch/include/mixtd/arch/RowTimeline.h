@@ -35,6 +35,10 @@ namespace mixtd::arch {
 
 struct RowTimes {
   std::vector<double> first, last;  // per output row (frames × rows), cycles
+  // Per input row (frames × rows), when the module takes it in: when every
+  // producer has it, at no more than the module's own input rate (a row's
+  // first and last word). Only from row_timeline(..., with_intake = true).
+  std::vector<double> in_first, in_last;
 };
 
 struct RowTimeline {
@@ -45,7 +49,7 @@ struct RowTimeline {
 
 // `frames` frames; frame f enters no earlier than f·`period` cycles
 // (0: as fast as the host link allows).
-RowTimeline row_timeline(const Graph& g, int frames = 1, double period = 0);
+RowTimeline row_timeline(const Graph& g, int frames = 1, double period = 0, bool with_intake = false);
 
 // The same timeline, kept up to date while modules' Cycles change (the
 // solver's objective is batch-1 latency as analyse() computes it). The
@@ -65,7 +69,9 @@ inline constexpr std::int64_t kRowTimeUnit = 1 << 16;
 
 class RowTimelineTracker {
  public:
-  RowTimelineTracker(const Graph& g, int frames = 1, double period = 0);
+  // `keep_intake`: also keep each module's input rows as it takes them
+  // (RowTimes::in_first / in_last; no trials then).
+  RowTimelineTracker(const Graph& g, int frames = 1, double period = 0, bool keep_intake = false);
   // Module m's Cycles (one instance) are now `c`; nothing is computed
   // until latency().
   void set_cycles(int m, const Cycles& c) {
@@ -165,6 +171,7 @@ class RowTimelineTracker {
     bool ever = false;  // computed at all
     // Rows, fixed point: first[k] + offset, last[k] + offset.
     std::vector<std::int64_t> first, last;
+    std::vector<std::int64_t> in_first, in_last;  // keep_intake_ only, + offset too
     std::int64_t offset = 0;
     Moved moved = Moved::No;  // in recompute() pass `moved_pass`
     std::int64_t shift = 0;   // when moved == Shifted
@@ -181,6 +188,7 @@ class RowTimelineTracker {
     int module = -1;
     bool rows = false;
     std::vector<std::int64_t> first, last;
+    std::vector<std::int64_t> in_first, in_last;  // keep_intake_ only, + offset too
     std::int64_t offset = 0;
     Cycles computed;
     bool ever = false;
@@ -209,6 +217,7 @@ class RowTimelineTracker {
   std::vector<std::int64_t> in_first_, in_last_, new_first_, new_last_;  // scratch
   int frames_ = 1;
   std::int64_t period_ = 0;  // fixed point
+  bool keep_intake_ = false;
   int host_in_ = -1, host_out_ = -1;
   std::vector<int> pending_;
   std::uint64_t pass_ = 1;
