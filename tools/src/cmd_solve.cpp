@@ -49,12 +49,12 @@ Run add_solve(CLI::App& app) {
   return [a] {
     check_output_file(a->output, "--output");
     const std::filesystem::path in(a->input);
-    const bool is_design = (in.extension() == ".yaml" || in.extension() == ".yml") && std::filesystem::exists(in) &&
-                           [&] {
-                             // A design names a network and a device; a network description has layers.
-                             const std::string text = read_file(in);
-                             return text.find("\ndevice:") != std::string::npos || text.rfind("device:", 0) == 0;
-                           }();
+    const bool is_design =
+        (in.extension() == ".yaml" || in.extension() == ".yml") && std::filesystem::exists(in) && [&] {
+          // A design names a network and a device; a network description has layers.
+          const std::string text = read_file(in);
+          return text.find("\ndevice:") != std::string::npos || text.rfind("device:", 0) == 0;
+        }();
     arch::Design d;
     if (is_design) {
       d = arch::load_design(in);
@@ -64,20 +64,19 @@ Run add_solve(CLI::App& app) {
         d.clock_mhz = d.device.clock_mhz;
       }
     } else {
-      require(!a->device.empty(), "--device is required when solving a network (e.g. --device u250; known: " +
-                                      [] {
-                                        std::string s;
-                                        for (const auto& n : arch::device_names()) s += (s.empty() ? "" : ", ") + n;
-                                        return s;
-                                      }() +
-                                      ")");
+      require(
+          !a->device.empty(), "--device is required when solving a network (e.g. --device u250; known: " + [] {
+            std::string s;
+            for (const auto& n : arch::device_names()) s += (s.empty() ? "" : ", ") + n;
+            return s;
+          }() + ")");
       d = arch::make_design(net::load_network(a->input, false), a->input, arch::load_device(a->device), a->device);
     }
     search::SolverOptions o;
     o.objective = a->objective == "latency" ? search::Objective::Latency : search::Objective::Throughput;
     o.budget = a->budget;
-    require(o.budget < 0 || (o.budget > 0 && o.budget <= 1), "--budget " + std::to_string(a->budget) +
-                                                                 ": a fraction of the device in (0, 1]");
+    require(o.budget < 0 || (o.budget > 0 && o.budget <= 1),
+            "--budget " + std::to_string(a->budget) + ": a fraction of the device in (0, 1]");
     search::SolveResult res;
     if (a->method == "balance") {
       res = search::solve(d, o);
@@ -88,16 +87,46 @@ Run add_solve(CLI::App& app) {
       res = search::anneal(d, o, an);
     }
     arch::save_design(res.design, a->output);
+    // The start the answer came from: the first of the lowest latency.
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < res.starts.size(); ++i)
+      if (res.starts[i].latency_cycles > 0 && res.starts[i].latency_cycles < res.starts[kept].latency_cycles) kept = i;
     if (a->json) {
       auto j = design_report_json(res.design, res.report);
-      j["solver"] = {{"method", a->method}, {"evaluations", res.evaluations}, {"seconds", res.seconds},
-                     {"output", a->output}};
+      j["solver"] = {
+          {"method", a->method}, {"evaluations", res.evaluations}, {"seconds", res.seconds}, {"output", a->output}};
+      auto starts = nlohmann::json::array();
+      for (std::size_t i = 0; i < res.starts.size(); ++i) {
+        const search::SolveStart& st = res.starts[i];
+        starts.push_back({{"name", st.name},
+                          {"latency_cycles", st.latency_cycles},
+                          {"evaluations", st.evaluations},
+                          {"row_updates", st.row_updates},
+                          {"seconds", st.seconds},
+                          {"kept", i == kept}});
+      }
+      if (!res.starts.empty()) j["solver"]["starts"] = starts;
       std::cout << j.dump(2) << '\n';
       return 0;
     }
     print_design_report(res.design, res.report, std::cout);
     std::cout << "solver " << a->method << ": " << res.evaluations << " evaluations in " << fixed(res.seconds * 1e3, 1)
               << " ms; wrote " << a->output << '\n';
+    if (!res.starts.empty()) {
+      // Where the time goes and which start won (docs/solver.md "Starts").
+      Table t;
+      t.add_column("start", Table::Align::Left);
+      for (const char* c : {"latency (cycles)", "evaluations", "row updates", "ms"}) t.add_column(c);
+      t.add_column("", Table::Align::Left);
+      for (std::size_t i = 0; i < res.starts.size(); ++i) {
+        const search::SolveStart& st = res.starts[i];
+        t.add_row({st.name, st.latency_cycles > 0 ? with_commas(st.latency_cycles) : "(does not fit)",
+                   with_commas(st.evaluations), with_commas(st.row_updates), fixed(st.seconds * 1e3, 1),
+                   i == kept ? "<- kept" : ""});
+      }
+      std::cout << "\nsolver starts (batch-1 latency at the full budget):\n";
+      t.print(std::cout);
+    }
     return 0;
   };
 }

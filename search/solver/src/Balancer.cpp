@@ -73,10 +73,13 @@ class Balancer {
  public:
   // `early_start`: also run the latency greedy from early in the interval
   // balancing (run()); balance() asks for it at the full budget only.
-  Balancer(Evaluator& ev, Objective objective, bool early_start = true)
+  // `starts`, if given, gets a record per start run() makes (batch-1
+  // latency; a narrow start's is its caller's to make).
+  Balancer(Evaluator& ev, Objective objective, bool early_start = true, std::vector<SolveStart>* starts = nullptr)
       : ev_(ev),
         objective_(objective),
         early_start_(early_start),
+        starts_(starts),
         tables_of_(static_cast<std::size_t>(ev.stage_count())) {}
 
   void run() {
@@ -97,6 +100,7 @@ class Balancer {
     // balance() skip the second: with the Rows moves every budget sweep
     // holds without it there, at half their time.
     const std::vector<arch::Psi> start = ev_.psis();
+    StartClock clock(ev_);
     Change journal;
     std::vector<std::pair<std::size_t, std::int64_t>> steps;  // per balancing step: journal end, interval
     journal_ = &journal;
@@ -108,6 +112,7 @@ class Balancer {
     const std::vector<arch::Psi> balanced = ev_.psis();
     const std::int64_t balanced_latency = ev_.latency_cycles();
     if (!early_start_) return;
+    if (starts_) starts_->push_back(clock.record("budget", balanced_latency));
     ev_.set_all(start);
     std::size_t end = 0;
     for (const auto& [e, iv] : steps) {
@@ -120,6 +125,7 @@ class Balancer {
     // ends further than that behind.
     if (static_cast<double>(ev_.latency_cycles()) <= (1 + kRefineBehind) * static_cast<double>(balanced_latency))
       refine();
+    if (starts_) starts_->push_back(clock.record("early", ev_.latency_cycles()));
     if (ev_.latency_cycles() >= balanced_latency) ev_.set_all(balanced);
   }
 
@@ -1382,6 +1388,7 @@ class Balancer {
   Evaluator& ev_;
   Objective objective_;
   bool early_start_ = true;
+  std::vector<SolveStart>* starts_ = nullptr;
   std::vector<const Table*> tables_of_;               // per stage, into tables_ (null until enumerated)
   std::vector<std::shared_ptr<const Table>> tables_;  // those this solve uses (the cache may drop them)
   std::vector<std::vector<int>> pools_fed_;
@@ -1403,7 +1410,19 @@ class Balancer {
 
 }  // namespace
 
-void balance(Evaluator& ev, Objective objective) {
+StartClock::StartClock(const Evaluator& ev)
+    : ev_(ev), t0_(Clock::now()), evaluations_(ev.evaluations()), rows_(ev.row_updates()) {}
+
+SolveStart StartClock::record(std::string name, std::int64_t latency_cycles) {
+  SolveStart s{std::move(name), latency_cycles, ev_.evaluations() - evaluations_, ev_.row_updates() - rows_,
+               std::chrono::duration<double>(Clock::now() - t0_).count()};
+  t0_ = Clock::now();
+  evaluations_ = ev_.evaluations();
+  rows_ = ev_.row_updates();
+  return s;
+}
+
+void balance(Evaluator& ev, Objective objective, std::vector<SolveStart>* starts) {
   if (objective == Objective::Throughput) {
     Balancer(ev, objective).run();
     return;
@@ -1431,21 +1450,28 @@ void balance(Evaluator& ev, Objective objective) {
   constexpr double kNarrowBudgets[] = {0.97, 0.9, 0.8};
   const std::vector<arch::Psi> start = ev.psis();
   const arch::Resources full = ev.budget();
-  Balancer(ev, objective).run();
+  Balancer(ev, objective, true, starts).run();
   const std::vector<arch::Psi> first = ev.psis();
   const std::int64_t first_latency = ev.latency_cycles();
   std::vector<arch::Psi> best = first;
   std::int64_t best_latency = first_latency;
   for (double narrow_budget : kNarrowBudgets) {
+    StartClock clock(ev);
     ev.set_all(start);
     ev.set_budget(full.scaled(narrow_budget));
-    if (ev.fits()) {
+    const bool ran = ev.fits();  // ψ = 1 at the narrow budget
+    if (ran) {
       Balancer narrow(ev, objective, false);
       narrow.run();
       ev.set_budget(full);
       narrow.refine();
     }
     ev.set_budget(full);
+    if (starts) {
+      char name[32];
+      std::snprintf(name, sizeof name, "narrow %.2f", narrow_budget);
+      starts->push_back(clock.record(name, ran ? ev.latency_cycles() : 0));  // 0: did not run
+    }
     if (ev.latency_cycles() < best_latency) {
       best_latency = ev.latency_cycles();
       best = ev.psis();

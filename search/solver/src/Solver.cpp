@@ -222,7 +222,13 @@ SolveResult run(const arch::Design& design, const SolverOptions& options, Search
 }  // namespace
 
 SolveResult solve(const arch::Design& design, const SolverOptions& options) {
-  return run(design, options, [&](Evaluator& ev) { detail::balance(ev, options.objective); });
+  std::vector<SolveStart> starts;
+  SolveResult r = run(design, options, [&](Evaluator& ev) {
+    starts.clear();
+    detail::balance(ev, options.objective, &starts);
+  });
+  r.starts = std::move(starts);
+  return r;
 }
 
 SolveResult anneal(const arch::Design& design, const SolverOptions& options, const AnnealOptions& anneal) {

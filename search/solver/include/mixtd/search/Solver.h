@@ -12,6 +12,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "mixtd/arch/Analytical.h"
 #include "mixtd/arch/Design.h"
@@ -28,6 +30,16 @@ struct SolverOptions {
   double budget = -1;  // fraction of the device; < 0: the design's own
 };
 
+// One start of the default batch-1 solver (docs/solver.md "Starts"): the
+// greedy from where it began, at the budget it was given, and what it
+// reached at the design's full budget.
+struct SolveStart {
+  std::string name;                 // "budget" (interval balanced first), "early", "narrow 0.97", ...
+  std::int64_t latency_cycles = 0;  // 0: it did not run (ψ = 1 exceeds its budget)
+  std::int64_t evaluations = 0, row_updates = 0;
+  double seconds = 0;
+};
+
 struct SolveResult {
   arch::Design design;  // the input design with ψ (and budget) replaced
   arch::Report report;  // analyse(design)
@@ -42,6 +54,10 @@ struct SolveResult {
   // time goes.
   std::int64_t row_updates = 0;
   double seconds = 0;
+  // solve() for batch-1 latency: its starts in the order it ran them (of
+  // its last pass, when sized FIFOs made it search again); the answer is
+  // the first of the lowest latency. Empty otherwise.
+  std::vector<SolveStart> starts;
 };
 
 // Throws mixtd::Error if even ψ = 1 everywhere exceeds the budget, saying
