@@ -98,6 +98,13 @@ TEST(BeatFifo, HighWaterIsTheOccupancyInSimulatedTimeWhicheverThreadRunsAhead) {
   fast_fifo.record = true;
   Producer slow_producer("slow_producer", fast_fifo, kBeats, 3, false);
   Consumer fast_consumer("fast_consumer", fast_fifo, kBeats, 1);
+  // Deeper than the burst: 40 beats at one a cycle into a consumer at one
+  // per 3 fill it to 26 of 64 (40 pushed by cycle 39, 14 popped; in the
+  // simulator's order, to 1).
+  BeatFifo deep_fifo("deep", 64, 1, ctx);
+  deep_fifo.record = true;
+  Producer burst_producer("burst_producer", deep_fifo, 40, 1, true);
+  Consumer slower_consumer("slower_consumer", deep_fifo, 40, 3);
   sc_core::sc_start();
 
   ASSERT_EQ(slow_consumer.pops.size(), static_cast<std::size_t>(kBeats));
@@ -106,6 +113,9 @@ TEST(BeatFifo, HighWaterIsTheOccupancyInSimulatedTimeWhicheverThreadRunsAhead) {
   EXPECT_EQ(slow_fifo.high_water(), 8);
   EXPECT_EQ(exact_high_water(fast_fifo.recorded_at, fast_consumer.pops), 0);  // popped in the cycle it came
   EXPECT_EQ(fast_fifo.high_water(), 0);
+  ASSERT_EQ(slower_consumer.pops.size(), 40u);
+  EXPECT_EQ(exact_high_water(deep_fifo.recorded_at, slower_consumer.pops), 26);
+  EXPECT_EQ(deep_fifo.high_water(), 26);
 }
 
 }  // namespace

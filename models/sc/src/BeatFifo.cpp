@@ -85,16 +85,26 @@ void BeatFifo::pop(Cycle t) {
 }
 
 std::int64_t BeatFifo::occupancy_at_push(std::int64_t k) const {
-  // The pops done so far at cycles after push k's: a consumer's thread can
-  // run ahead of its producer's in the simulator's order (a slow consumer
-  // is ahead in time), popping at later cycles before this push was made.
-  // Only pops after the one that freed k's slot (index k − depth) can be
-  // later than k's push (it waited for that pop), so they are all still in
-  // pop_time_ (a pop of index ≤ k resolves k: none overwrote them yet).
+  // The pops done so far at cycles after push k's do not count: a
+  // consumer's thread can run ahead of its producer's in the simulator's
+  // order (a slow consumer is ahead in time), popping at later cycles
+  // before this push was made. Only pops after the one that freed k's slot
+  // (index k − depth) can be later than k's push (it waited for that pop),
+  // so they are all still in pop_time_ (a pop of index ≤ k resolves k: none
+  // overwrote them yet); pops are in cycle order, so the first later one is
+  // found by bisection (a 4,096-deep FIFO behind a slow consumer has
+  // thousands of them).
   const Cycle p = push_time_[slot(k)];
-  std::int64_t later = 0;
-  for (std::int64_t j = head_ - 1; j > k - depth_ && j >= 0 && pop_time_[slot(j)] > p; --j) ++later;
-  return k + 1 - (head_ - later);
+  std::int64_t lo = std::max<std::int64_t>(0, k - depth_ + 1), hi = head_;
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (pop_time_[slot(mid)] > p) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return k + 1 - lo;  // pushes up to k, less the pops up to cycle p
 }
 
 std::int64_t BeatFifo::high_water() const {
