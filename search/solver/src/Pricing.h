@@ -1,7 +1,7 @@
 // How the default solver prices a step (private to mixtd::search): each
 // resource at one over what is left of it, so a step that spends the
 // scarcest resource costs most; a move's worth is its gain per priced cost
-// (Balancer.cpp; docs/solver.md "solve()").
+// (Balancer.h; docs/solver.md "solve()").
 #pragma once
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // The public entry points: prepare the design, check that the smallest ψ
-// fits, run the default solver (Balancer.cpp) or the annealer
+// fits, run the default solver (Balancer.h) or the annealer
 // (Annealer.cpp) on an incremental evaluator (Evaluator.h), and analyse()
 // the answer once.
 #include "mixtd/search/Solver.h"

@@ -1,6 +1,6 @@
 // The legal unrollings of every stage of a design (private to
 // mixtd::search): each with its own cycles, output width and resources, the
-// lists the default solver's scans run over (Balancer.cpp; docs/solver.md
+// lists the default solver's scans run over (Balancer.h; docs/solver.md
 // "solve()").
 #pragma once
 
