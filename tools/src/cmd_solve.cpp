@@ -43,7 +43,9 @@ Run add_solve(CLI::App& app) {
   cmd->add_option("-o,--output", a->output, "design.yaml to write (atomically)")->capture_default_str();
   cmd->add_flag("--json", a->json, "print the report as JSON");
   cmd->footer(
-      "A design.yaml given as input keeps its τ (decompositions) and device; --device overrides.\n\n"
+      "A design.yaml given as input keeps its τ (decompositions) and device; --device overrides.\n"
+      "For batch-1 latency the default solver runs five starts (docs/solver.md); the report ends\n"
+      "with each one's latency, evaluations and time, and which was kept.\n\n"
       "Examples:\n  mixtd solve resnet18 --device u250 -o r18.yaml\n"
       "  mixtd solve r18.yaml --objective throughput --budget 0.5 -o r18-half.yaml");
   return [a] {
