@@ -30,7 +30,7 @@ struct SolverOptions {
   double budget = -1;  // fraction of the device; < 0: the design's own
 };
 
-// One start of the default batch-1 solver (docs/solver.md "Starts"): the
+// One start of the default batch-1 solver (docs/solver.md "Where a batch-1 solve's time goes: the starts"): the
 // greedy from where it began, at the budget it was given, and what it
 // reached at the design's full budget.
 struct SolveStart {
