@@ -115,7 +115,7 @@ Run add_solve(CLI::App& app) {
     std::cout << "solver " << a->method << ": " << res.evaluations << " evaluations in " << fixed(res.seconds * 1e3, 1)
               << " ms; wrote " << a->output << '\n';
     if (!res.starts.empty()) {
-      // Where the time goes and which start won (docs/solver.md "Where a batch-1 solve's time goes: the starts").
+      // Where the time goes and which start won (docs/solver.md).
       Table t;
       t.add_column("start", Table::Align::Left);
       for (const char* c : {"latency (cycles)", "evaluations", "row updates", "ms"}) t.add_column(c);

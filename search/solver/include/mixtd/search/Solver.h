@@ -30,9 +30,9 @@ struct SolverOptions {
   double budget = -1;  // fraction of the device; < 0: the design's own
 };
 
-// One start of the default batch-1 solver (docs/solver.md "Where a batch-1 solve's time goes: the starts"): the
-// greedy from where it began, at the budget it was given, and what it
-// reached at the design's full budget.
+// One start of the default batch-1 solver: the greedy from where it began,
+// at the budget it was given, and what it reached at the design's full
+// budget (docs/solver.md, "Where a batch-1 solve's time goes: the starts").
 struct SolveStart {
   std::string name;                 // "budget" (interval balanced first), "early", "narrow 0.97", ...
   std::int64_t latency_cycles = 0;  // 0: it did not run (ψ = 1 exceeds its budget)
