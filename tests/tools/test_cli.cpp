@@ -73,6 +73,34 @@ TEST(Cli, ResourcesModelListsEveryBlock) {
   EXPECT_THAT(run("resources model --help").out, HasSubstr("scripts/yosys-sweep --design t.yaml"));
 }
 
+// `solve` ends with its starts for batch 1 (text and --json), the kept one
+// the lowest; none for peak FPS.
+TEST(Cli, SolveListsItsStarts) {
+  const fs::path d = scratch("starts-tiny.yaml");
+  const Result t = run("solve tiny --device zc706 -o " + d.string());
+  ASSERT_EQ(t.code, 0) << t.out;
+  EXPECT_THAT(t.out, HasSubstr("solver starts"));
+  EXPECT_THAT(t.out, HasSubstr("narrow 0.80"));
+  EXPECT_THAT(t.out, HasSubstr("<- kept"));
+  const Result j = run("solve tiny --device zc706 --json -o " + d.string());
+  ASSERT_EQ(j.code, 0) << j.out;
+  const auto doc = nlohmann::json::parse(j.out);
+  const auto& starts = doc.at("solver").at("starts");
+  ASSERT_EQ(starts.size(), 5u) << j.out;
+  std::int64_t lowest = 0, kept = -1;
+  int marked = 0;
+  for (const auto& st : starts) {
+    const auto lat = st.at("latency_cycles").get<std::int64_t>();
+    if (lat > 0 && (lowest == 0 || lat < lowest)) lowest = lat;
+    if (st.at("kept").get<bool>()) ++marked, kept = lat;
+  }
+  EXPECT_EQ(marked, 1);
+  EXPECT_EQ(kept, lowest);
+  const Result p = run("solve tiny --device zc706 --objective throughput --json -o " + d.string());
+  ASSERT_EQ(p.code, 0) << p.out;
+  EXPECT_FALSE(nlohmann::json::parse(p.out).at("solver").contains("starts"));
+}
+
 TEST(Cli, UsageErrorsExitTwo) {
   EXPECT_EQ(run("").code, 2);
   EXPECT_EQ(run("info").code, 2);
