@@ -358,16 +358,17 @@ RowTimeline RowTimelineTracker::timeline() {
   t.latency = latency_;
   t.modules.resize(mods_.size());
   const double u = static_cast<double>(kRowTimeUnit);
+  auto in_cycles = [u](const std::vector<std::int64_t>& rows, std::int64_t offset, std::vector<double>& out) {
+    out.resize(rows.size());
+    for (std::size_t k = 0; k < rows.size(); ++k) out[k] = static_cast<double>(rows[k] + offset) / u;
+  };
   for (std::size_t i = 0; i < mods_.size(); ++i) {
     const Mod& m = mods_[i];
-    for (std::size_t k = 0; k < m.first.size(); ++k) {
-      t.modules[i].first.push_back(static_cast<double>(m.first[k] + m.offset) / u);
-      t.modules[i].last.push_back(static_cast<double>(m.last[k] + m.offset) / u);
-    }
-    for (std::size_t k = 0; k < m.in_first.size(); ++k) {
-      t.modules[i].in_first.push_back(static_cast<double>(m.in_first[k] + m.offset) / u);
-      t.modules[i].in_last.push_back(static_cast<double>(m.in_last[k] + m.offset) / u);
-    }
+    RowTimes& r = t.modules[i];
+    in_cycles(m.first, m.offset, r.first);
+    in_cycles(m.last, m.offset, r.last);
+    in_cycles(m.in_first, m.offset, r.in_first);
+    in_cycles(m.in_last, m.offset, r.in_last);
   }
   return t;
 }
@@ -482,7 +483,9 @@ std::vector<std::int64_t> fan_out_fifo_depths(const Graph& g, std::int64_t inter
     // Every breakpoint, in order: the runs are each sorted already (rows
     // follow one another; the released ramps are kept ordered), so merging
     // them gives what sorting the lot would, at a fraction of the time.
-    std::vector<double> times(pt.first.begin(), pt.first.end());
+    std::vector<double> times;
+    times.reserve(pt.first.size() * (2 + 4 * branches.size()));
+    times.assign(pt.first.begin(), pt.first.end());
     auto add_run = [&](const std::vector<double>& run) {
       const auto middle = static_cast<std::ptrdiff_t>(times.size());
       times.insert(times.end(), run.begin(), run.end());
