@@ -208,24 +208,55 @@ void RowTimelineTracker::compute(Mod& m) {
     // where a producer has fewer rows than this module reads: see
     // whole_rows.)
     constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::min() / 4;
-    std::vector<std::int64_t>& in_first = in_first_;
-    std::vector<std::int64_t>& in_last = in_last_;
     const auto rows_in = static_cast<std::size_t>(frames * H);
     const Mod* only = m.producers.size() == 1 ? &mods_[static_cast<std::size_t>(m.producers[0])] : nullptr;
-    if (only && only->first.size() >= rows_in) {
-      // One producer with every row (most modules): one pass.
-      in_first.resize(rows_in);
-      in_last.resize(rows_in);
+    const std::int64_t first_delay = (c.fill - c.window) * U;
+    const std::int64_t tail = c.tail * U;
+    // The point `fraction` of the way through an input row from its first
+    // word a to its last b: a function of the row's length only, so
+    // shifting the row shifts it exactly (a multiply, not a division: this
+    // loop is the solver's hottest). The row's first and last word need
+    // neither.
+    auto at = [](std::int64_t a, std::int64_t b, const Fraction& x) {
+      if (x.is_zero) return a;
+      if (x.is_one) return b;
+      return a + static_cast<std::int64_t>(static_cast<double>(b - a) * x.value);
+    };
+    // Output row k from its needed input row (first word a, last b), after
+    // the output row before it.
+    std::int64_t prev_last = kNever;
+    auto emit = [&](std::size_t k, std::int64_t a, std::int64_t b) {
+      of[k] = std::max(at(a, b, m.first_at) + first_delay, prev_last + beat_out);
+      ol[k] = std::max(at(a, b, m.last_at) + tail, of[k] + row_out - beat_out);
+      prev_last = ol[k];
+    };
+    if (only && only->first.size() >= rows_in && !keep_intake_) {
+      // One producer with every row (most modules): its rows taken in and
+      // the output rows made in one pass. An output row needs the latest
+      // input row taken so far (need is non-decreasing), so only that
+      // row's first and last word are kept.
       const std::int64_t off = only->offset;
-      std::int64_t prev = 0;
-      for (std::size_t r = 0; r < rows_in; ++r) {
-        std::int64_t f = std::max<std::int64_t>(0, only->first[r] + off);
-        if (r > 0) f = std::max(f, prev + pixel_in);
-        prev = std::max(std::max<std::int64_t>(0, only->last[r] + off), f + row_in - pixel_in);
-        in_first[r] = f;
-        in_last[r] = prev;
+      std::int64_t taken = -1, in_f = 0, in_l = 0;
+      for (int f = 0; f < frames; ++f) {
+        for (std::int64_t i = 0; i < Ho; ++i) {
+          const std::int64_t row = f * H + m.need[static_cast<std::size_t>(i)];
+          while (taken < row) {
+            const auto r = static_cast<std::size_t>(++taken);
+            in_f = std::max<std::int64_t>(0, only->first[r] + off);
+            if (r > 0) in_f = std::max(in_f, in_l + pixel_in);
+            in_l = std::max(std::max<std::int64_t>(0, only->last[r] + off), in_f + row_in - pixel_in);
+          }
+          emit(static_cast<std::size_t>(f * Ho + i), in_f, in_l);
+        }
       }
     } else {
+      // The input rows as this module takes them: the latest of its
+      // inputs' rows (an add waits for both), at no more than its own
+      // input rate. (Times are never negative, so the 0 these start from
+      // binds only where a producer has fewer rows than this module reads:
+      // see whole_rows.)
+      std::vector<std::int64_t>& in_first = in_first_;
+      std::vector<std::int64_t>& in_last = in_last_;
       in_first.assign(rows_in, 0);
       in_last.assign(rows_in, 0);
       for (int pi : m.producers) {
@@ -240,29 +271,11 @@ void RowTimelineTracker::compute(Mod& m) {
         if (r > 0) in_first[r] = std::max(in_first[r], in_last[r - 1] + pixel_in);
         in_last[r] = std::max(in_last[r], in_first[r] + row_in - pixel_in);
       }
-    }
-    // The point `fraction` of the way through input row r: a function of
-    // the row's length only, so shifting the row shifts it exactly (a
-    // multiply, not a division: this loop is the solver's hottest). The
-    // row's first and last word need neither.
-    auto at = [&](std::size_t r, const Fraction& x) {
-      if (x.is_zero) return in_first[r];
-      if (x.is_one) return in_last[r];
-      return in_first[r] + static_cast<std::int64_t>(static_cast<double>(in_last[r] - in_first[r]) * x.value);
-    };
-    const std::int64_t first_delay = (c.fill - c.window) * U;
-    const std::int64_t tail = c.tail * U;
-    std::int64_t prev_last = kNever;
-    for (int f = 0; f < frames; ++f) {
-      const std::int64_t* need = m.need.data();
-      std::int64_t* f_out = of.data() + f * Ho;
-      std::int64_t* l_out = ol.data() + f * Ho;
-      for (std::int64_t i = 0; i < Ho; ++i) {
-        const auto row = static_cast<std::size_t>(f * H + need[i]);
-        f_out[i] = std::max(at(row, m.first_at) + first_delay, prev_last + beat_out);
-        l_out[i] = std::max(at(row, m.last_at) + tail, f_out[i] + row_out - beat_out);
-        prev_last = l_out[i];
-      }
+      for (int f = 0; f < frames; ++f)
+        for (std::int64_t i = 0; i < Ho; ++i) {
+          const auto row = static_cast<std::size_t>(f * H + m.need[static_cast<std::size_t>(i)]);
+          emit(static_cast<std::size_t>(f * Ho + i), in_first[row], in_last[row]);
+        }
     }
   }
   // Against the old rows: unchanged, one uniform shift, or moved.
