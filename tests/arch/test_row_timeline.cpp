@@ -125,4 +125,19 @@ TEST(RowTimelineTracker, AStateSeenBeforeCostsNothingInATrialAndIsComputedWhenKe
   expect_rows_equal(t.timeline(), fresh(g, vs), "after the commit");
 }
 
+// A module with one producer takes its rows in one pass with its output
+// rows; keeping the intake rows (for FIFO sizing) takes them into arrays
+// first: both give the same rows, over several frames.
+TEST(RowTimelineTracker, KeepingTheIntakeRowsChangesNoRow) {
+  for (const std::string spec : {"resnet18-fmnist:width=0.25", "tiny-dw"}) {
+    const Graph g = graph_of(spec);
+    const RowTimeline plain = row_timeline(g, 3, 5000);
+    const RowTimeline kept = row_timeline(g, 3, 5000, true);
+    expect_rows_equal(plain, kept, spec);
+    std::size_t with_intake = 0;
+    for (const RowTimes& m : kept.modules) with_intake += !m.in_first.empty();
+    EXPECT_GT(with_intake, g.modules.size() / 2) << spec;
+  }
+}
+
 }  // namespace
