@@ -52,10 +52,9 @@ RowTimelineTracker::RowTimelineTracker(const Graph& g, int frames, double period
     o.Ho = std::max<std::int64_t>(1, m.out_shape.h);
     o.Wo = std::max<std::int64_t>(1, m.out_shape.w);
     const Window w = window_of(m);
-    o.kh = w.kh, o.kw = w.kw, o.sh = w.sh, o.sw = w.sw, o.ph = w.ph, o.pw = w.pw;
     o.whole_frame = w.whole_frame;
-    o.streaming = m.kind != ModuleKind::Stage && m.kind != ModuleKind::MaxPool && m.kind != ModuleKind::AvgPool &&
-                  m.kind != ModuleKind::GlobalAvgPool;
+    const bool streaming = m.kind != ModuleKind::Stage && m.kind != ModuleKind::MaxPool &&
+                           m.kind != ModuleKind::AvgPool && m.kind != ModuleKind::GlobalAvgPool;
     // Output row i needs input row min(H−1, i·sh − ph + kh − 1); of that
     // row, the columns the first and the last window of an output row
     // reach (of W). A streaming block forwards beat by beat: its first
@@ -63,13 +62,13 @@ RowTimelineTracker::RowTimelineTracker(const Graph& g, int frames, double period
     o.need.resize(static_cast<std::size_t>(o.Ho));
     for (std::int64_t i = 0; i < o.Ho; ++i)
       o.need[static_cast<std::size_t>(i)] =
-          o.whole_frame ? o.H - 1 : std::clamp<std::int64_t>(i * o.sh - o.ph + o.kh - 1, 0, o.H - 1);
-    const std::int64_t first_cols = std::clamp<std::int64_t>(o.kw - o.pw, 1, o.W);
-    const std::int64_t last_cols = std::clamp<std::int64_t>((o.Wo - 1) * o.sw - o.pw + o.kw, 1, o.W);
-    o.first_at = Fraction(o.whole_frame ? 1.0
-                          : o.streaming ? 0.0
+          w.whole_frame ? o.H - 1 : std::clamp<std::int64_t>(i * w.sh - w.ph + w.kh - 1, 0, o.H - 1);
+    const std::int64_t first_cols = std::clamp<std::int64_t>(w.kw - w.pw, 1, o.W);
+    const std::int64_t last_cols = std::clamp<std::int64_t>((o.Wo - 1) * w.sw - w.pw + w.kw, 1, o.W);
+    o.first_at = Fraction(w.whole_frame ? 1.0
+                          : streaming   ? 0.0
                                         : static_cast<double>(first_cols) / static_cast<double>(o.W));
-    o.last_at = Fraction(o.whole_frame ? 1.0 : static_cast<double>(last_cols) / static_cast<double>(o.W));
+    o.last_at = Fraction(w.whole_frame ? 1.0 : static_cast<double>(last_cols) / static_cast<double>(o.W));
     for (int s : m.inputs) o.producers.push_back(g.streams[static_cast<std::size_t>(s)].from);
     for (int p : o.producers)
       o.whole_rows =

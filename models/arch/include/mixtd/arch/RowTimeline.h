@@ -156,8 +156,7 @@ class RowTimelineTracker {
   struct Mod {
     ModuleKind kind = ModuleKind::Stage;
     std::int64_t H = 1, W = 1, Ho = 1, Wo = 1;
-    std::int64_t kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0;
-    bool whole_frame = false, streaming = true;
+    bool whole_frame = false;        // a global pool
     std::vector<std::int64_t> need;  // per output row: the input row it needs last
     Fraction first_at, last_at;      // where in that row its first / last window ends
     std::vector<int> producers, consumers;
