@@ -89,23 +89,18 @@ Run add_solve(CLI::App& app) {
       res = search::anneal(d, o, an);
     }
     arch::save_design(res.design, a->output);
-    // The start the answer came from: the first of the lowest latency.
-    std::size_t kept = 0;
-    for (std::size_t i = 0; i < res.starts.size(); ++i)
-      if (res.starts[i].latency_cycles > 0 && res.starts[i].latency_cycles < res.starts[kept].latency_cycles) kept = i;
     if (a->json) {
       auto j = design_report_json(res.design, res.report);
       j["solver"] = {
           {"method", a->method}, {"evaluations", res.evaluations}, {"seconds", res.seconds}, {"output", a->output}};
       auto starts = nlohmann::json::array();
-      for (std::size_t i = 0; i < res.starts.size(); ++i) {
-        const search::SolveStart& st = res.starts[i];
+      for (const search::SolveStart& st : res.starts) {
         starts.push_back({{"name", st.name},
                           {"latency_cycles", st.latency_cycles},
                           {"evaluations", st.evaluations},
                           {"row_updates", st.row_updates},
                           {"seconds", st.seconds},
-                          {"kept", i == kept}});
+                          {"kept", st.kept}});
       }
       if (!res.starts.empty()) j["solver"]["starts"] = starts;
       std::cout << j.dump(2) << '\n';
@@ -120,11 +115,10 @@ Run add_solve(CLI::App& app) {
       t.add_column("start", Table::Align::Left);
       for (const char* c : {"latency (cycles)", "evaluations", "row updates", "ms"}) t.add_column(c);
       t.add_column("", Table::Align::Left);
-      for (std::size_t i = 0; i < res.starts.size(); ++i) {
-        const search::SolveStart& st = res.starts[i];
+      for (const search::SolveStart& st : res.starts) {
         t.add_row({st.name, st.latency_cycles > 0 ? with_commas(st.latency_cycles) : "(does not fit)",
                    with_commas(st.evaluations), with_commas(st.row_updates), fixed(st.seconds * 1e3, 1),
-                   i == kept ? "<- kept" : ""});
+                   st.kept ? "<- kept" : ""});
       }
       std::cout << "\nsolver starts (batch-1 latency at the full budget):\n";
       t.print(std::cout);

@@ -145,6 +145,16 @@ void balance(Evaluator& ev, Objective objective, std::vector<SolveStart>* starts
     }
   }
   ev.set_all(best);
+  if (starts) {
+    // The first start at the answer's latency is the one it came from:
+    // run() keeps the balanced start on a tie with the early one, and a
+    // narrow start replaces the best only when strictly lower.
+    for (SolveStart& st : *starts)
+      if (st.latency_cycles == best_latency) {
+        st.kept = true;
+        break;
+      }
+  }
 }
 
 }  // namespace mixtd::search::detail

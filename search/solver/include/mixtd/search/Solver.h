@@ -38,6 +38,7 @@ struct SolveStart {
   std::int64_t latency_cycles = 0;  // 0: it did not run (ψ = 1 exceeds its budget)
   std::int64_t evaluations = 0, row_updates = 0;
   double seconds = 0;
+  bool kept = false;  // the answer is this start's (the first of the lowest latency)
 };
 
 struct SolveResult {
@@ -55,8 +56,8 @@ struct SolveResult {
   std::int64_t row_updates = 0;
   double seconds = 0;
   // solve() for batch-1 latency: its starts in the order it ran them (of
-  // its last pass, when sized FIFOs made it search again); the answer is
-  // the first of the lowest latency. Empty otherwise.
+  // its last pass, when sized FIFOs made it search again), one of them
+  // kept. Empty otherwise.
   std::vector<SolveStart> starts;
 };
 
