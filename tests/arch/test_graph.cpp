@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
+#include <string>
 #include <vector>
 
 #include "mixtd/arch/Analytical.h"
@@ -64,7 +66,8 @@ TEST(Graph, SvdEngineIsTwoStagesInAChain) {
 
 TEST(Graph, CpdEngineIsFourStagesWithDepthwiseMiddle) {
   Design d = tiny_design();
-  d.layers["conv4"] = LayerMapping{Tau{TdType::Cpd, 1, 1, 12}, {Psi{2, 4, 1}, Psi{4, 4, 3}, Psi{4, 4, 1}, Psi{4, 4, 1}}};
+  d.layers["conv4"] =
+      LayerMapping{Tau{TdType::Cpd, 1, 1, 12}, {Psi{2, 4, 1}, Psi{4, 4, 3}, Psi{4, 4, 1}, Psi{4, 4, 1}}};
   const Report r = analyse(d);
   EXPECT_TRUE(module(r, "conv4/stage1").shape.depthwise);
   EXPECT_TRUE(module(r, "conv4/stage2").shape.depthwise);
@@ -94,7 +97,7 @@ TEST(Graph, GroupedLayerWithRegrouping) {
   EXPECT_EQ(module(r, "conv2/stage1").shape.out_ch, 8);  // N / g1
   EXPECT_EQ(module(r, "conv2/group_add").count, 2);
   EXPECT_EQ(module(r, "conv2/group_add").ports_in, 4);
-  EXPECT_TRUE(module(r, "conv2/group_add").relu);   // relu2 fused after the sum
+  EXPECT_TRUE(module(r, "conv2/group_add").relu);  // relu2 fused after the sum
   EXPECT_FALSE(module(r, "conv2/stage1").relu);
   const Module& rr = module(r, "conv3/regroup");
   EXPECT_EQ(rr.kind, ModuleKind::RoundRobin);
@@ -156,6 +159,63 @@ TEST(Graph, ResNet18AtPsiOneFitsU250AndIsBoundByTheStem) {
   EXPECT_EQ(r.graph.modules.at(static_cast<std::size_t>(r.bottleneck)).name, "conv1/stage0");
   EXPECT_EQ(r.interval, 112LL * 112 * 3 * 64 * 49);  // one multiplier
   EXPECT_NEAR(r.weight_mbit, 93.4, 0.1);
+}
+
+void expect_same(const Resources& a, const Resources& b, const std::string& what) {
+  EXPECT_EQ(a.dsp, b.dsp) << what;
+  EXPECT_EQ(a.bram18, b.bram18) << what;
+  EXPECT_EQ(a.uram, b.uram) << what;
+  EXPECT_EQ(a.lut, b.lut) << what;
+  EXPECT_EQ(a.ff, b.ff) << what;
+}
+
+// size_fifos(d, r) brings r up to date instead of a second analyse(): the
+// report it leaves is analyse() of the sized design, to the last bit.
+TEST(Graph, SizingFifosFromAReportLeavesTheReportOfTheSizedDesign) {
+  int raised = 0;
+  for (const std::string spec : {"tiny:width=2", "resnet18-fmnist:width=0.25"}) {
+    for (unsigned seed = 1; seed <= 6; ++seed) {
+      Design d = make_design(mixtd::net::build_zoo(spec), spec, load_device("zcu102"), "zcu102");
+      // Random legal ψ: stages of many speeds, so that fan-outs need depth.
+      std::mt19937 rng(seed);
+      auto pick = [&](std::int64_t n) {
+        const auto v = divisors(n);
+        return v[rng() % v.size()];
+      };
+      for (const auto& l : d.network.layers) {
+        auto it = d.layers.find(l.name);
+        if (it == d.layers.end()) continue;
+        const auto geo = d.geometry(l);
+        for (std::size_t k = 0; k < geo.stages.size(); ++k) {
+          const auto& s = geo.stages[k];
+          Psi& p = it->second.stages[k];
+          p.p_in = pick(s.depthwise ? s.in_ch : s.in_per_group());
+          p.p_out = s.depthwise ? p.p_in : pick(s.out_ch / s.groups);
+          p.fine = pick(s.kh * s.kw);
+        }
+      }
+      Report r = analyse(d);
+      const int n = size_fifos(d, r);
+      raised += n;
+      const Report fresh = analyse(d);
+      const std::string what = spec + " seed " + std::to_string(seed);
+      expect_same(r.total, fresh.total, what);
+      EXPECT_EQ(r.warnings, fresh.warnings) << what;
+      EXPECT_EQ(r.fifo_need, fresh.fifo_need) << what;
+      EXPECT_EQ(r.fill_cycles, fresh.fill_cycles) << what;
+      EXPECT_EQ(r.interval, fresh.interval) << what;
+      ASSERT_EQ(r.layers.size(), fresh.layers.size()) << what;
+      for (std::size_t l = 0; l < r.layers.size(); ++l)
+        expect_same(r.layers[l].resources, fresh.layers[l].resources, what + " " + r.layers[l].layer);
+      ASSERT_EQ(r.graph.streams.size(), fresh.graph.streams.size()) << what;
+      for (std::size_t s = 0; s < r.graph.streams.size(); ++s) {
+        EXPECT_EQ(r.graph.streams[s].depth, fresh.graph.streams[s].depth) << what << " " << r.graph.streams[s].name;
+        expect_same(r.graph.streams[s].resources, fresh.graph.streams[s].resources, what);
+      }
+      EXPECT_EQ(size_fifos(d, r), 0) << what;  // nothing left to raise
+    }
+  }
+  EXPECT_GT(raised, 0);  // some FIFOs were raised
 }
 
 }  // namespace

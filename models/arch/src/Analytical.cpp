@@ -7,6 +7,37 @@
 
 namespace mixtd::arch {
 
+namespace {
+
+// What the FIFO depths move: the resources of the whole design and of each
+// layer (its modules and their input FIFOs, all instances), and the
+// warnings about FIFOs shallower than their fan-out needs.
+void tally(Report& r) {
+  const auto& mods = r.graph.modules;
+  std::map<std::string, std::size_t> index;
+  for (std::size_t l = 0; l < r.layers.size(); ++l) index[r.layers[l].layer] = l;
+  r.total = {};
+  for (auto& lr : r.layers) lr.resources = {};
+  for (const auto& m : mods) r.total += m.resources.scaled(static_cast<double>(m.count));
+  for (const auto& s : r.graph.streams) r.total += s.resources;
+  for (const auto& m : mods) {
+    auto it = index.find(m.layer);
+    if (it == index.end()) continue;
+    LayerReport& lr = r.layers[it->second];
+    lr.resources += m.resources.scaled(static_cast<double>(m.count));
+    for (int s : m.inputs) lr.resources += r.graph.streams[static_cast<std::size_t>(s)].resources;
+  }
+  r.warnings.clear();
+  const auto& need = r.fifo_need;
+  for (std::size_t s = 0; s < need.size(); ++s)
+    if (need[s] > r.graph.streams[s].depth)
+      r.warnings.push_back("FIFO '" + r.graph.streams[s].name + "' holds " + std::to_string(r.graph.streams[s].depth) +
+                           " beats; its fan-out needs " + std::to_string(need[s]) +
+                           " to run at the interval (`mixtd solve` sizes it; or set fifo_depths)");
+}
+
+}  // namespace
+
 Report analyse(const Design& d) {
   validate(d);
   Report r;
@@ -24,21 +55,13 @@ Report analyse(const Design& d) {
       r.interval = iv;
       r.bottleneck = static_cast<int>(i);
     }
-    r.total += mods[i].resources.scaled(static_cast<double>(mods[i].count));
   }
   // latency(1) = fill + interval: the last output word of the row-level
   // timeline (RowTimeline.h), which the simulator agrees with within 5%
   // (tests/sim/test_agreement.cpp). The solver optimises this same
   // latency, kept up to date incrementally (RowTimelineTracker).
   r.fill_cycles = std::max<std::int64_t>(0, row_timeline(r.graph).latency - r.interval);
-  for (const auto& s : r.graph.streams) r.total += s.resources;
   r.fifo_need = fan_out_fifo_depths(r.graph, r.interval, d.fifo_depth);
-  const auto& need = r.fifo_need;
-  for (std::size_t s = 0; s < need.size(); ++s)
-    if (need[s] > r.graph.streams[s].depth)
-      r.warnings.push_back("FIFO '" + r.graph.streams[s].name + "' holds " + std::to_string(r.graph.streams[s].depth) +
-                           " beats; its fan-out needs " + std::to_string(need[s]) +
-                           " to run at the interval (`mixtd solve` sizes it; or set fifo_depths)");
 
   // Per network layer, in network order.
   std::map<std::string, std::size_t> index;
@@ -63,14 +86,13 @@ Report analyse(const Design& d) {
       lr.slowest_module = m.name;
     }
     if (static_cast<int>(i) == r.bottleneck) lr.bottleneck = true;
-    lr.resources += m.resources.scaled(static_cast<double>(m.count));
-    for (int s : m.inputs) lr.resources += r.graph.streams[static_cast<std::size_t>(s)].resources;
     if (m.kind == ModuleKind::Stage)
       lr.weight_bits += static_cast<double>(m.shape.weight_count() * m.count * d.bits.weight);
   }
   double bits = 0;
   for (const auto& lr : r.layers) bits += lr.weight_bits;
   r.weight_mbit = bits / 1e6;
+  tally(r);
   return r;
 }
 
@@ -96,6 +118,19 @@ int size_fifos(Design& d) {
   return raise_depths(d, g, fan_out_fifo_depths(g, interval, d.fifo_depth));
 }
 
-int size_fifos(Design& d, const Report& r) { return raise_depths(d, r.graph, r.fifo_need); }
+int size_fifos(Design& d, Report& r) {
+  const int raised = raise_depths(d, r.graph, r.fifo_need);
+  if (raised == 0) return 0;
+  // The depths change resources only (not a cycle): re-price the raised
+  // streams and tally again, rather than analyse() anew.
+  for (std::size_t s = 0; s < r.graph.streams.size(); ++s) {
+    Stream& st = r.graph.streams[s];
+    if (r.fifo_need[s] <= st.depth) continue;
+    st.depth = r.fifo_need[s];
+    st.resources = stream_resources(r.graph, st, d.bits);
+  }
+  tally(r);
+  return raised;
+}
 
 }  // namespace mixtd::arch

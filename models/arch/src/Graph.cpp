@@ -110,9 +110,7 @@ class Builder {
     size_skip_fifos();
     for (auto& s : g_.streams) {
       if (auto it = d_.fifo_depths.find(s.name); it != d_.fifo_depths.end()) s.depth = it->second;
-      s.resources = physical_stream_resources(s.depth, s.width,
-                                              consumer_read_width(g_.modules[static_cast<std::size_t>(s.to)]), d_.bits)
-                        .scaled(static_cast<double>(s.count));
+      s.resources = stream_resources(g_, s, d_.bits);
     }
     return std::move(g_);
   }
@@ -414,6 +412,12 @@ Resources physical_stream_resources(std::int64_t depth, std::int64_t width, std:
   Resources r = fifo_resources(depth, width, bits);
   if (reads_another_width(width, read_width)) r += repack_resources(width, read_width);
   return r;
+}
+
+Resources stream_resources(const Graph& g, const Stream& s, const net::Bits& bits) {
+  return physical_stream_resources(s.depth, s.width, consumer_read_width(g.modules[static_cast<std::size_t>(s.to)]),
+                                   bits)
+      .scaled(static_cast<double>(s.count));
 }
 
 ModuleLogic stream_module_logic(const Module& m, std::int64_t width_in, std::int64_t width_out) {

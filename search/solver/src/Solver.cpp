@@ -202,8 +202,7 @@ SolveResult run(const arch::Design& design, const SolverOptions& options, Search
     // evaluator's figures are the answer's.
     answer_cycles = detail::objective_cycles(ev, options.objective);
     r.report = arch::analyse(d);
-    if (pass == 3 || arch::size_fifos(d, r.report) == 0) break;
-    r.report = arch::analyse(d);
+    if (pass == 3 || arch::size_fifos(d, r.report) == 0) break;  // (r.report kept up to date)
     if (r.report.fits()) break;
     const auto depths = d.fifo_depths;
     d = start;

@@ -59,7 +59,9 @@ Report analyse(const Design& d);
 // d.fifo_depths, never lowering a depth the design already has. Returns how
 // many it raised.
 int size_fifos(Design& d);
-// The same from `r`, which must be analyse(d): no second evaluation.
-int size_fifos(Design& d, const Report& r);
+// The same from `r`, which must be analyse(d), and brings r up to date:
+// afterwards it is analyse(d) of the sized design, without a second
+// evaluation (the depths change resources and warnings, no cycle).
+int size_fifos(Design& d, Report& r);
 
 }  // namespace mixtd::arch

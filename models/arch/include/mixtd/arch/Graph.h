@@ -117,6 +117,9 @@ bool consumer_repacks(const Module& consumer, std::int64_t stream_width);
 // repack when read_width is neither 0 nor `width`.
 Resources physical_stream_resources(std::int64_t depth, std::int64_t width, std::int64_t read_width,
                                     const net::Bits& bits);
+// Stream s of g as it stands (its depth, width and consumer): all its
+// `count` FIFOs and repacks; what build_graph puts in Stream::resources.
+Resources stream_resources(const Graph& g, const Stream& s, const net::Bits& bits);
 // Its logic alone: which LUT/FF model and its features (the pools' line
 // buffers are the rest).
 struct ModuleLogic {
