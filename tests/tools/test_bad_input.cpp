@@ -101,6 +101,14 @@ TEST(BadInput, EveryReproductionIsOneLineAndWritesNothing) {
       {"solve tiny --device zc706 --method anneal --moves 99999999999999 -o " + out.string(), 2,
        "solve: --moves 99999999999999: legal 1 .. 100000000", out},
       {"cosim " + base + " -j 0", 2, "cosim: --jobs 0: legal 1 .. 256", {}},
+      // A budget is a fraction of the device: a negative one once meant "the
+      // design's own" silently.
+      {"solve tiny --device zc706 --budget -0.5 -o " + out.string(), 2,
+       "solve: --budget -0.5: must be a fraction of the device in (0, 1]", out},
+      {"solve tiny --device zc706 --budget 0 -o " + out.string(), 2,
+       "solve: --budget 0: must be a fraction of the device in (0, 1]", out},
+      {"dataset generate --network tiny --device zc706 -n 1 -o " + out.string() + " --budget -1", 2,
+       "dataset generate: --budget -1: must be a fraction of the device in (0, 1]", out},
       {"predictor train x.csv -o " + out.string() + " --mtry 99999999999", 2,
        "predictor train: --mtry 99999999999: too large or not a whole number", out},
       // 2. Non-finite numbers, on a flag with a range and on one without.

@@ -308,6 +308,20 @@ TEST(Cli, UsersOnnxSimulatesWithItsWeights) {
   EXPECT_THAT(sim.out, HasSubstr("identical to the integer golden executor"));
 }
 
+// An out-of-range --budget is a usage error (exit 2), refused before the
+// network is loaded.
+TEST(Cli, SearchRefusesABudgetOutsideTheDevice) {
+  for (const std::string b : {"1.5", "0", "-1"}) {
+    const Result r =
+        run("search tiny --device zc706 --target-fps 3000 --budget " + b + " -o " + scratch("search-budget").string());
+    EXPECT_EQ(r.code, 2) << b << "\n" << r.out;
+    EXPECT_THAT(r.out,
+                HasSubstr("mixtd: error: search: --budget " + b + ": must be a fraction of the device in (0, 1]"))
+        << r.out;
+    EXPECT_EQ(count_lines(r.out), 1) << r.out;
+  }
+}
+
 TEST(Cli, SearchRefusesBadInputWithOneClearLine) {
   const std::string net = "resnet18-fmnist:width=0.25 --weights " + std::string(MIXTD_SOURCE_DIR) +
                           "/configs/networks/resnet18-fmnist-w0.25.onnx --device zc706";
@@ -321,8 +335,6 @@ TEST(Cli, SearchRefusesBadInputWithOneClearLine) {
   };
   expect(net + " --target-fps 0", "--target-fps 0: must be a frame rate in (0, 1e9]");
   expect(net + " --target-fps -3", "--target-fps -3");
-  expect(net + " --target-fps 3000 --budget 1.5", "--budget 1.5: must be a fraction of the device in (0, 1]");
-  expect(net + " --target-fps 3000 --budget 0", "--budget 0");
   expect(net + " --target-fps 3000 --oracle magic",
          "--oracle 'magic': legal values are macs, analytical, forest, systemc");
   expect(net + " --target-fps 3000 --types tucker", "--types 'tucker': legal values are mixed, svd, cpd");

@@ -92,6 +92,17 @@ CLI::Validator in_range(double lo, double hi) {
       "[" + number(lo) + " .. " + number(hi) + "]");
 }
 
+CLI::Validator device_fraction() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        double v = 0;
+        if (!parse_double(text, v) || !std::isfinite(v) || v <= 0 || v > 1)
+          return kMark + text + ": must be a fraction of the device in (0, 1]";
+        return {};
+      },
+      "(0 .. 1]");
+}
+
 void refuse_non_finite(CLI::App& app) {
   const CLI::Validator finite(
       [](std::string& text) -> std::string {

@@ -17,6 +17,8 @@ namespace mixtd::cli {
 CLI::Validator in_range(std::int64_t lo, std::int64_t hi);
 // The same for a floating value in [lo, hi]; NaN and Inf are refused.
 CLI::Validator in_range(double lo, double hi);
+// A fraction of the device, in (0, 1] (the solver's --budget).
+CLI::Validator device_fraction();
 // Overload resolution for `in_range(1, 4096)`.
 inline CLI::Validator in_range(int lo, int hi) { return in_range(std::int64_t{lo}, std::int64_t{hi}); }
 

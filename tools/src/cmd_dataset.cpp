@@ -74,7 +74,7 @@ Run add_dataset(CLI::App& app) {
   gen->add_option("--frames", a->o.frames, "frames per simulation (interval = the last two)")
       ->capture_default_str()
       ->check(in_range(2, 100));
-  gen->add_option("--budget", a->budget, "device fraction for the solver (default: 0.9)");
+  gen->add_option("--budget", a->budget, "device fraction for the solver (default: 0.9)")->check(device_fraction());
   gen->add_option("--mac-ratio", a->o.sampler.mac_ratio, "mean of the per-design target MAC ratio")
       ->capture_default_str()
       ->check(in_range(0.05, 1.0));
@@ -105,9 +105,7 @@ Run add_dataset(CLI::App& app) {
     check_output_file(a->out, "--output");
     arch::Design base =
         arch::make_design(net::load_network(a->network, false), a->network, arch::load_device(a->device), a->device);
-    if (a->budget >= 0) {
-      require(a->budget > 0 && a->budget <= 1,
-              "--budget " + std::to_string(a->budget) + ": a fraction of the device in (0, 1]");
+    if (a->budget > 0) {  // (-1 unless given)
       base.budget = a->budget;
     }
     const bool tty = ::isatty(2) != 0;

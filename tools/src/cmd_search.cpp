@@ -13,9 +13,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "CliChecks.h"
 #include "Commands.h"
-#include "MpiRun.h"
 #include "DataOptions.h"
+#include "MpiRun.h"
 #include "QueryCache.h"
 #include "Table.h"
 #include "mixtd/arch/Design.h"
@@ -243,7 +244,9 @@ Run add_search(CLI::App& app) {
   cmd->add_option("--device", a->device, "device (configs/devices: u250, zcu102, zc706, or a .yaml)")->required();
   cmd->add_option("--target-fps", a->o.target_fps, "batch-1 FPS the design must reach (--pareto: optional)");
   cmd->add_option("-o,--output", a->out, "output folder (created; with --resume, continued)")->required();
-  cmd->add_option("--budget", a->o.solver.budget, "fraction of the device the solver may use")->capture_default_str();
+  cmd->add_option("--budget", a->o.solver.budget, "fraction of the device the solver may use")
+      ->capture_default_str()
+      ->check(device_fraction());
   cmd->add_option("--oracle", a->oracle, "throughput oracle: macs | analytical | forest | systemc")
       ->capture_default_str();
   cmd->add_option("--strategy", a->strategy, "evolution | random | greedy | uniform")->capture_default_str();

@@ -32,7 +32,8 @@ Run add_solve(CLI::App& app) {
   cmd->add_option("--objective", a->objective, "latency (batch-1 FPS) or throughput (peak FPS)")
       ->capture_default_str()
       ->check(CLI::IsMember({"latency", "throughput"}));
-  cmd->add_option("--budget", a->budget, "fraction of the device to use (default: the design's, else 0.9)");
+  cmd->add_option("--budget", a->budget, "fraction of the device to use (default: the design's, else 0.9)")
+      ->check(device_fraction());
   cmd->add_option("--method", a->method, "balance (fast default) or anneal (slow reference)")
       ->capture_default_str()
       ->check(CLI::IsMember({"balance", "anneal"}));
@@ -76,9 +77,7 @@ Run add_solve(CLI::App& app) {
     }
     search::SolverOptions o;
     o.objective = a->objective == "latency" ? search::Objective::Latency : search::Objective::Throughput;
-    o.budget = a->budget;
-    require(o.budget < 0 || (o.budget > 0 && o.budget <= 1),
-            "--budget " + std::to_string(a->budget) + ": a fraction of the device in (0, 1]");
+    o.budget = a->budget;  // (-1 unless given: the design's own)
     search::SolveResult res;
     if (a->method == "balance") {
       res = search::solve(d, o);
