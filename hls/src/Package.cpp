@@ -266,7 +266,8 @@ namespace {
 // The kernel clock; throws for a platform, clock or frame count out of range.
 double kernel_mhz(const arch::Design& d, const PackageOptions& o) {
   const Platform& p = find_platform(o.platform);
-  const double mhz = o.kernel_mhz > 0 ? o.kernel_mhz : d.clock_mhz;
+  // 0 is "the design's clock"; a negative clock is an error, not that.
+  const double mhz = o.kernel_mhz != 0 ? o.kernel_mhz : d.clock_mhz;
   require(mhz >= 10 && mhz <= p.max_mhz, "--kernel-mhz " + fmt_mhz(mhz) + ": platform " + p.name +
                                              " runs kernels at 10.." + fmt_mhz(p.max_mhz) + " MHz");
   require(o.frames >= 1 && o.frames <= 100000, "--frames " + std::to_string(o.frames) + ": legal 1..100000");

@@ -109,6 +109,14 @@ TEST(BadInput, EveryReproductionIsOneLineAndWritesNothing) {
        "solve: --budget 0: must be a fraction of the device in (0, 1]", out},
       {"dataset generate --network tiny --device zc706 -n 1 -o " + out.string() + " --budget -1", 2,
        "dataset generate: --budget -1: must be a fraction of the device in (0, 1]", out},
+      // Training options: a negative rate or decay, or no threads, once ran.
+      {"train tiny -o " + out.string() + " --lr -1", 2, "train: --lr -1: legal 0 .. 10", out},
+      {"train tiny -o " + out.string() + " --weight-decay -0.1", 2, "train: --weight-decay -0.1: legal 0 .. 1", out},
+      {"train tiny -o " + out.string() + " --threads 0", 2, "train: --threads 0: legal 1 .. 256", out},
+      {"finetune tiny -o " + out.string() + " --lr -1", 2, "finetune: --lr -1: legal 0 .. 10", out},
+      {"finetune tiny -o " + out.string() + " --max-images -3", 2, "finetune: --max-images -3: legal 0 .. 1000000000",
+       out},
+      {"finetune tiny -o " + out.string() + " --progress -1", 2, "finetune: --progress -1: legal 0 .. 1000000000", out},
       {"predictor train x.csv -o " + out.string() + " --mtry 99999999999", 2,
        "predictor train: --mtry 99999999999: too large or not a whole number", out},
       // 2. Non-finite numbers, on a flag with a range and on one without.

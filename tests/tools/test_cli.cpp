@@ -442,6 +442,9 @@ TEST(Cli, PackageRefusesBadOptionsBeforeWriting) {
            {"--kernel-mhz 500",
             "--kernel-mhz 500: platform xilinx_u250_gen3x16_xdma_4_1_202210_1 runs kernels at "
             "10..300 MHz"},
+           // (A negative clock once meant the design's, silently.)
+           {"--kernel-mhz -5",
+            "--kernel-mhz -5: platform xilinx_u250_gen3x16_xdma_4_1_202210_1 runs kernels at 10..300 MHz"},
            {"--frames 0", "--frames 0: legal 1..100000"}}) {
     const Result r = run("package " + design.string() + " -o " + out.string() + " " + args);
     EXPECT_EQ(r.code, 1) << args << "\n" << r.out;

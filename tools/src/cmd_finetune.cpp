@@ -2,6 +2,7 @@
 // (straight-through fake-quant) and write its weights.
 #include <iostream>
 
+#include "CliChecks.h"
 #include "Commands.h"
 #include "DataOptions.h"
 #include "Table.h"
@@ -31,18 +32,23 @@ Run add_finetune(CLI::App& app) {
   cmd->add_option("--weights", a->weights, "trained weights (.onnx) for the design's network");
   cmd->add_option("-o,--output", a->out, "fine-tuned network (.onnx, dense weights = the factors' product)")
       ->required();
-  cmd->add_option("--epochs", a->epochs, "epochs")->capture_default_str();
+  cmd->add_option("--epochs", a->epochs, "epochs")->capture_default_str()->check(in_range(1, 100000));
   cmd->add_option("--max-images", a->max_images, "train on only the first N (shuffled) train images (0: all)")
-      ->capture_default_str();
-  cmd->add_option("--batch", a->batch, "batch size")->capture_default_str();
-  cmd->add_option("--lr", a->lr, "peak learning rate")->capture_default_str();
-  cmd->add_option("--weight-decay", a->wd, "L2 weight decay")->capture_default_str();
+      ->capture_default_str()
+      ->check(in_range(0, 1000000000));
+  cmd->add_option("--batch", a->batch, "batch size")->capture_default_str()->check(in_range(1, 65536));
+  cmd->add_option("--lr", a->lr, "peak learning rate")->capture_default_str()->check(in_range(0.0, 10.0));
+  cmd->add_option("--weight-decay", a->wd, "L2 weight decay")->capture_default_str()->check(in_range(0.0, 1.0));
   cmd->add_option("--optimizer", a->optimizer, "adam | sgd")->capture_default_str();
   cmd->add_option("--schedule", a->schedule, "cosine | step | constant")->capture_default_str();
   cmd->add_option("--seed", a->seed, "seed of shuffling and flips")->capture_default_str();
-  cmd->add_option("--threads", a->threads, "LibTorch threads")->capture_default_str();
-  cmd->add_option("--progress", a->progress, "batches between progress lines (0: none)")->capture_default_str();
-  cmd->add_option("--calib", a->calib, "search images calibrating the BFP8 exponents")->capture_default_str();
+  cmd->add_option("--threads", a->threads, "LibTorch threads")->capture_default_str()->check(in_range(1, 256));
+  cmd->add_option("--progress", a->progress, "batches between progress lines (0: none)")
+      ->capture_default_str()
+      ->check(in_range(0, 1000000000));
+  cmd->add_option("--calib", a->calib, "search images calibrating the BFP8 exponents")
+      ->capture_default_str()
+      ->check(in_range(1, 5000));
   add_dataset_options(cmd, a->data, "the data set fine-tuned on");
   cmd->add_flag("--float", a->flt, "fine-tune the float decomposed network (no fake-quant)");
   cmd->footer(

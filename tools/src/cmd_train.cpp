@@ -2,6 +2,7 @@
 // as ONNX (BatchNorm folded), with its float and BFP8 test accuracy.
 #include <iostream>
 
+#include "CliChecks.h"
 #include "Commands.h"
 #include "DataOptions.h"
 #include "Table.h"
@@ -31,15 +32,17 @@ Run add_train(CLI::App& app) {
       ->required();
   add_dataset_options(cmd, a->data, "the data set trained on");
   cmd->add_option("-o,--output", a->out, "trained network (.onnx)")->required();
-  cmd->add_option("--epochs", a->epochs, "epochs")->capture_default_str();
-  cmd->add_option("--batch", a->batch, "batch size")->capture_default_str();
-  cmd->add_option("--lr", a->lr, "peak learning rate")->capture_default_str();
-  cmd->add_option("--weight-decay", a->wd, "L2 weight decay")->capture_default_str();
+  cmd->add_option("--epochs", a->epochs, "epochs")->capture_default_str()->check(in_range(1, 100000));
+  cmd->add_option("--batch", a->batch, "batch size")->capture_default_str()->check(in_range(1, 65536));
+  cmd->add_option("--lr", a->lr, "peak learning rate")->capture_default_str()->check(in_range(0.0, 10.0));
+  cmd->add_option("--weight-decay", a->wd, "L2 weight decay")->capture_default_str()->check(in_range(0.0, 1.0));
   cmd->add_option("--optimizer", a->optimizer, "sgd (momentum 0.9, Nesterov) | adam")->capture_default_str();
   cmd->add_option("--schedule", a->schedule, "cosine | step | constant")->capture_default_str();
   cmd->add_option("--seed", a->seed, "seed of initial weights, shuffling and flips")->capture_default_str();
-  cmd->add_option("--threads", a->threads, "LibTorch threads")->capture_default_str();
-  cmd->add_option("--progress", a->progress, "batches between progress lines (0: none)")->capture_default_str();
+  cmd->add_option("--threads", a->threads, "LibTorch threads")->capture_default_str()->check(in_range(1, 256));
+  cmd->add_option("--progress", a->progress, "batches between progress lines (0: none)")
+      ->capture_default_str()
+      ->check(in_range(0, 1000000000));
   cmd->add_option("--checkpoint", a->checkpoint, "checkpoint written after every epoch (default: OUTPUT.ckpt)");
   cmd->add_flag("--resume", a->resume, "continue from the checkpoint");
   cmd->add_flag("--no-bn", a->no_bn,
