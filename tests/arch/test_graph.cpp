@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <random>
 #include <string>
 #include <vector>
 
+#include "../search/SearchTestUtil.h"
 #include "mixtd/arch/Analytical.h"
 #include "mixtd/net/Zoo.h"
 #include "mixtd/support/Error.h"
@@ -177,23 +177,8 @@ TEST(Graph, SizingFifosFromAReportLeavesTheReportOfTheSizedDesign) {
     for (unsigned seed = 1; seed <= 6; ++seed) {
       Design d = make_design(mixtd::net::build_zoo(spec), spec, load_device("zcu102"), "zcu102");
       // Random legal ψ: stages of many speeds, so that fan-outs need depth.
-      std::mt19937 rng(seed);
-      auto pick = [&](std::int64_t n) {
-        const auto v = divisors(n);
-        return v[rng() % v.size()];
-      };
-      for (const auto& l : d.network.layers) {
-        auto it = d.layers.find(l.name);
-        if (it == d.layers.end()) continue;
-        const auto geo = d.geometry(l);
-        for (std::size_t k = 0; k < geo.stages.size(); ++k) {
-          const auto& s = geo.stages[k];
-          Psi& p = it->second.stages[k];
-          p.p_in = pick(s.depthwise ? s.in_ch : s.in_per_group());
-          p.p_out = s.depthwise ? p.p_in : pick(s.out_ch / s.groups);
-          p.fine = pick(s.kh * s.kw);
-        }
-      }
+      mixtd::Rng rng(seed);
+      mixtd::search::testing::random_psi(d, rng);
       Report r = analyse(d);
       const int n = size_fifos(d, r);
       raised += n;
