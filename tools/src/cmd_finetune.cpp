@@ -48,7 +48,7 @@ Run add_finetune(CLI::App& app) {
       ->check(in_range(0, 1000000000));
   cmd->add_option("--calib", a->calib, "search images calibrating the BFP8 exponents")
       ->capture_default_str()
-      ->check(in_range(1, 5000));
+      ->check(in_range(std::int64_t{1}, std::int64_t{100000}));
   add_dataset_options(cmd, a->data, "the data set fine-tuned on");
   cmd->add_flag("--float", a->flt, "fine-tune the float decomposed network (no fake-quant)");
   cmd->footer(

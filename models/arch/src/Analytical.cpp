@@ -98,11 +98,13 @@ Report analyse(const Design& d) {
 
 namespace {
 
-int raise_depths(Design& d, const Graph& g, const std::vector<std::int64_t>& need) {
+// Raises, in d and in g, every stream's depth to what it needs.
+int raise_depths(Design& d, Graph& g, const std::vector<std::int64_t>& need) {
   int raised = 0;
   for (std::size_t s = 0; s < g.streams.size(); ++s) {
     if (need[s] <= g.streams[s].depth) continue;
     d.fifo_depths[g.streams[s].name] = need[s];
+    g.streams[s].depth = need[s];
     ++raised;
   }
   return raised;
@@ -112,7 +114,7 @@ int raise_depths(Design& d, const Graph& g, const std::vector<std::int64_t>& nee
 
 int size_fifos(Design& d) {
   validate(d);
-  const Graph g = build_graph(d);
+  Graph g = build_graph(d);
   std::int64_t interval = 0;
   for (const auto& m : g.modules) interval = std::max(interval, m.cycles.interval());
   return raise_depths(d, g, fan_out_fifo_depths(g, interval, d.fifo_depth));
@@ -121,14 +123,9 @@ int size_fifos(Design& d) {
 int size_fifos(Design& d, Report& r) {
   const int raised = raise_depths(d, r.graph, r.fifo_need);
   if (raised == 0) return 0;
-  // The depths change resources only (not a cycle): re-price the raised
-  // streams and tally again, rather than analyse() anew.
-  for (std::size_t s = 0; s < r.graph.streams.size(); ++s) {
-    Stream& st = r.graph.streams[s];
-    if (r.fifo_need[s] <= st.depth) continue;
-    st.depth = r.fifo_need[s];
-    st.resources = stream_resources(r.graph, st, d.bits);
-  }
+  // The depths change resources only (not a cycle): re-price the streams
+  // and tally again, rather than analyse() anew.
+  for (Stream& st : r.graph.streams) st.resources = stream_resources(r.graph, st, d.bits);
   tally(r);
   return raised;
 }
