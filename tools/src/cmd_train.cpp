@@ -57,7 +57,6 @@ Run add_train(CLI::App& app) {
   return [a] {
     check_output_file(a->out, "--output");
     check_output_file(a->checkpoint.empty() ? a->out + ".ckpt" : a->checkpoint, "--checkpoint");
-    require(a->threads >= 1 && a->threads <= 256, "--threads " + std::to_string(a->threads) + ": legal 1..256");
     std::string spec = a->spec;
     if (net::is_zoo_spec(spec) && spec.find("seed=") == std::string::npos)
       spec += (spec.find(':') == std::string::npos ? ":seed=" : ",seed=") + std::to_string(a->seed);
