@@ -125,11 +125,12 @@ TEST(DataSource, FourNpyFilesCarveTheSearchSetFromTheTrainingPartOnly) {
   const auto s = nn::load_split(c);
   EXPECT_TRUE(s.has_train);
   EXPECT_EQ(s.search.size(), 20);  // default: a tenth of 200 (below 5000)
-  EXPECT_EQ(s.train.size(), 180);
+  EXPECT_EQ(s.validation.size(), 20);
+  EXPECT_EQ(s.train.size(), 160);
   EXPECT_EQ(s.test.size(), 30);
-  // Search and train partition the training part; the first pixel names the image.
+  // Search, validation and train partition the training part; the first pixel names the image.
   std::set<float> seen;
-  for (const auto* part : {&s.search, &s.train})
+  for (const auto* part : {&s.search, &s.validation, &s.train})
     for (std::int64_t i = 0; i < part->size(); ++i) seen.insert(part->batch(i, 1).data[0]);
   EXPECT_EQ(seen.size(), 200u);
   EXPECT_EQ(*seen.rbegin(), 199000.0f / 1e4f);
@@ -138,8 +139,8 @@ TEST(DataSource, FourNpyFilesCarveTheSearchSetFromTheTrainingPartOnly) {
   EXPECT_EQ(again.search.batch(0, 20).data, s.search.batch(0, 20).data);
   c.seed = 1;
   EXPECT_NE(nn::load_split(c).search.batch(0, 20).data, s.search.batch(0, 20).data);
-  c.search_size = 200;
-  EXPECT_NE(error_of([&] { nn::load_split(c); }).find("--search-size 200: legal 0..199"), std::string::npos);
+  c.search_size = 100;  // validation takes as many again: nothing left to train on
+  EXPECT_NE(error_of([&] { nn::load_split(c); }).find("--search-size 100: legal 0..99"), std::string::npos);
 }
 
 TEST(DataSource, NpyOfTheWrongShapeOrLabelsIsRefused) {
@@ -202,7 +203,8 @@ TEST(DataSource, CifarBinaryBatches) {
   const auto s = load("cifar10:" + d.parent_path().string());  // the folder above is accepted too
   EXPECT_TRUE(s.has_train);
   EXPECT_EQ(s.search.size(), 10);
-  EXPECT_EQ(s.train.size(), 90);
+  EXPECT_EQ(s.validation.size(), 10);
+  EXPECT_EQ(s.train.size(), 80);
   EXPECT_EQ(s.test.size(), 7);
   EXPECT_EQ(s.test.c, 3);
   EXPECT_EQ(s.test.h, 32);
@@ -260,7 +262,7 @@ TEST(ImageFolder, TrainAndValPartsAndTheDecodeCache) {
   const auto s = nn::load_split(c);
   EXPECT_TRUE(s.has_train);
   EXPECT_EQ(s.search.size(), 2);
-  EXPECT_EQ(s.search.size() + s.train.size(), s.test.size());
+  EXPECT_EQ(s.search.size() + s.validation.size() + s.train.size(), s.test.size());
   const auto first = s.test.batch(0, s.test.size());
   // Decoded once: with the files gone the same batch comes from the cache.
   fs::remove_all(root / "val");

@@ -105,8 +105,9 @@ TEST(Fmnist, FixedSeededSplit) {
   if (!fs::exists(fs::path(nn::kFmnistDir) / "t10k-labels-idx1-ubyte.gz"))
     GTEST_SKIP() << "dataset-fashion-mnist not installed";
   const auto s = nn::load_fmnist(nn::kFmnistDir, 5000, 0);
-  EXPECT_EQ(s.train.size(), 55000);
+  EXPECT_EQ(s.train.size(), 50000);
   EXPECT_EQ(s.search.size(), 5000);
+  EXPECT_EQ(s.validation.size(), 5000);
   EXPECT_EQ(s.test.size(), 10000);
   EXPECT_EQ(nn::permutation(100, 3), nn::permutation(100, 3));
   EXPECT_NE(nn::permutation(100, 3), nn::permutation(100, 4));

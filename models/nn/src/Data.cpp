@@ -141,11 +141,14 @@ std::vector<std::int64_t> permutation(std::int64_t n, std::uint64_t seed) {
 }
 
 void split_search(Dataset all, std::int64_t search_size, std::uint64_t seed, DataSplit& into) {
-  require(search_size >= 0 && search_size < all.size(), all.name + ": search set size " + std::to_string(search_size) +
-                                                            ": legal 0.." + std::to_string(all.size() - 1));
+  // Search and validation take search_size images each and leave at least one to train on.
+  require(search_size >= 0 && 2 * search_size < all.size(),
+          all.name + ": search set size " + std::to_string(search_size) + ": legal 0.." +
+              std::to_string((all.size() - 1) / 2) + " (the validation set takes as many again)");
   const auto p = permutation(all.size(), seed);
   into.search = all.subset({p.begin(), p.begin() + search_size});
-  into.train = all.subset({p.begin() + search_size, p.end()});
+  into.validation = all.subset({p.begin() + search_size, p.begin() + 2 * search_size});
+  into.train = all.subset({p.begin() + 2 * search_size, p.end()});
 }
 
 FmnistSplit load_fmnist(const std::filesystem::path& dir, std::int64_t search_size, std::uint64_t seed) {

@@ -99,9 +99,9 @@ Dataset concat(std::vector<Dataset> parts, const std::string& name) {
 
 std::int64_t search_size_for(const DataConfig& c, std::int64_t train) {
   if (c.search_size >= 0) {
-    require(c.search_size < train, "--search-size " + std::to_string(c.search_size) + ": legal 0.." +
-                                       std::to_string(train - 1) + " (the training part has " + std::to_string(train) +
-                                       " images)");
+    require(2 * c.search_size < train, "--search-size " + std::to_string(c.search_size) + ": legal 0.." +
+                                           std::to_string((train - 1) / 2) + " (the training part has " +
+                                           std::to_string(train) + " images; validation takes as many again)");
     return c.search_size;
   }
   return std::min<std::int64_t>(5000, train / 10);
@@ -127,7 +127,8 @@ void describe(DataSplit& s, const std::string& spec, bool known_classes) {
   const std::string classes = known_classes ? std::to_string(n) + " classes" : label_range(s);
   if (s.has_train)
     s.description = spec + ": train " + std::to_string(s.train.size()) + ", search " + std::to_string(s.search.size()) +
-                    ", test " + std::to_string(s.test.size()) + " images of " + shape_of(any) + ", " + classes;
+                    ", validation " + std::to_string(s.validation.size()) + ", test " + std::to_string(s.test.size()) +
+                    " images of " + shape_of(any) + ", " + classes;
   else
     s.description = spec + ": " + std::to_string(s.test.size()) + " images of " + shape_of(any) + ", " + classes +
                     " (one pool: search and test are the same images)";

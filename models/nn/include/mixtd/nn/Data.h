@@ -65,9 +65,10 @@ Dataset load_idx(const std::filesystem::path& images, const std::filesystem::pat
 
 // A data set's three parts (DataSource.h loads any source into one).
 struct DataSplit {
-  Dataset train;   // the training part minus the search set
-  Dataset search;  // search_size training images (the search's one-batch queries), never trained on
-  Dataset test;    // the test part
+  Dataset train;       // the training part minus the search and validation sets
+  Dataset search;      // search_size training images (the search's fitness), never trained on
+  Dataset validation;  // the next search_size (the final choice among fine-tuned designs), never trained on
+  Dataset test;        // the test part
   // false: the source is one pool of images (an NPY pair, a flat image
   // folder) that is the search and the test set at once; no training part.
   bool has_train = true;
@@ -76,7 +77,8 @@ struct DataSplit {
 using FmnistSplit = DataSplit;
 
 // Splits `all` (a training part) into search (the first `search_size` of a
-// permutation seeded with `seed`) and train (the rest).
+// permutation seeded with `seed`), validation (the next `search_size`) and
+// train (the rest). Search stays what it was before validation existed.
 void split_search(Dataset all, std::int64_t search_size, std::uint64_t seed, DataSplit& into);
 
 // Loads the four files under `dir` and splits them (see above).
