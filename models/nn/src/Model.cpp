@@ -159,6 +159,9 @@ struct Model::Impl : torch::nn::Module {
   // When set (float inference only): the largest |value| of every tensor,
   // under run_float's AbsMax keys, for calibration.
   numerics::AbsMax* stats = nullptr;
+  // When set: sees (and may change) every conv layer's output before the
+  // ops after it read it (statistics and their correction).
+  std::function<void(const Op&, Tensor&)> conv_hook;
 
   void record(const std::string& key, const Tensor& t) {
     if (!stats) return;
@@ -275,6 +278,7 @@ struct Model::Impl : torch::nn::Module {
         case net::LayerKind::Conv2d:
         case net::LayerKind::Linear:
           y = conv_forward(op, x, fused);
+          if (conv_hook && op.kind == net::LayerKind::Conv2d) conv_hook(op, y);
           break;
         case net::LayerKind::ReLU:
           y = torch::relu(x);  // a fused ReLU is a no-op on the producer's clamped output
@@ -559,6 +563,76 @@ numerics::FloatTensor Model::forward(const numerics::FloatTensor& x) {
   return from_torch(impl_->forward_images(x).reshape({x.n, -1, 1, 1}));
 }
 
+namespace {
+
+// Per-channel mean and standard deviation of y [n, c, h, w] in double.
+std::pair<Tensor, Tensor> channel_moments(const Tensor& y) {
+  Tensor d = y.detach().to(torch::kFloat64);
+  Tensor mean = d.mean({0, 2, 3});
+  Tensor var = (d - mean.reshape({1, -1, 1, 1})).pow(2).mean({0, 2, 3});
+  return {mean.contiguous(), var.sqrt().contiguous()};
+}
+
+std::vector<double> to_doubles(const Tensor& t) {
+  Tensor c = t.contiguous().to(torch::kFloat64);
+  return {c.data_ptr<double>(), c.data_ptr<double>() + c.numel()};
+}
+
+}  // namespace
+
+LayerStats Model::channel_stats(const numerics::FloatTensor& x) {
+  require(!impl_->quant && !impl_->bn, "network '" + impl_->net.name + "': channel statistics run the float model");
+  c10::InferenceMode guard;
+  impl_->eval();
+  LayerStats out;
+  impl_->conv_hook = [&](const Op& op, Tensor& y) {
+    const auto [mean, std] = channel_moments(y);
+    out[op.layer->name] = {to_doubles(mean), to_doubles(std)};
+  };
+  struct Reset {
+    Impl& m;
+    ~Reset() { m.conv_hook = nullptr; }
+  } reset{*impl_};
+  impl_->forward_images(x);
+  return out;
+}
+
+Corrections Model::statistics_corrections(const numerics::FloatTensor& x, const LayerStats& target,
+                                          StatsCorrection mode) {
+  require(!impl_->quant && !impl_->bn, "network '" + impl_->net.name + "': statistics correction runs the float model");
+  Corrections out;
+  if (mode == StatsCorrection::None) return out;
+  c10::InferenceMode guard;
+  impl_->eval();
+  impl_->conv_hook = [&](const Op& op, Tensor& y) {
+    if (!op.decomposed) return;
+    const auto it = target.find(op.layer->name);
+    require(it != target.end(), "statistics correction: no target statistics for layer '" + op.layer->name + "'");
+    const auto [mean, std] = channel_moments(y);
+    const I n = mean.numel();
+    require(static_cast<I>(it->second.mean.size()) == n, "statistics correction: layer '" + op.layer->name + "' has " +
+                                                             std::to_string(n) + " channels, the target statistics " +
+                                                             std::to_string(it->second.mean.size()));
+    Tensor t_mean = torch::tensor(it->second.mean, torch::kFloat64),
+           t_std = torch::tensor(it->second.std, torch::kFloat64);
+    Tensor scale = torch::ones_like(mean);
+    if (mode == StatsCorrection::Scale) {
+      // A channel the decomposition nearly silenced keeps its scale: a
+      // large gain would amplify what little is left (noise, not signal).
+      scale = torch::where(std > 1e-3 * t_std + 1e-12, t_std / std, torch::ones_like(std)).clamp(0.25, 4.0);
+    }
+    Tensor shift = t_mean - scale * mean;
+    y = (y.to(torch::kFloat64) * scale.reshape({1, -1, 1, 1}) + shift.reshape({1, -1, 1, 1})).to(y.scalar_type());
+    out[op.layer->name] = {to_doubles(scale), to_doubles(shift)};
+  };
+  struct Reset {
+    Impl& m;
+    ~Reset() { m.conv_hook = nullptr; }
+  } reset{*impl_};
+  impl_->forward_images(x);
+  return out;
+}
+
 std::vector<std::int64_t> Model::predict(const numerics::FloatTensor& x) {
   c10::InferenceMode guard;
   impl_->eval();
@@ -644,12 +718,41 @@ net::Network Model::to_network() const {
   return n;
 }
 
+namespace {
+
+// (1 − α)·CE + α·T²·KL(teacher ‖ student) at temperature T (Hinton et al.;
+// T² keeps the soft term's gradients at the hard term's scale).
+Tensor distillation_loss(Model& teacher, const Distillation& d, const Tensor& x, const Tensor& logits,
+                         const Tensor& ce) {
+  Tensor t;
+  {
+    torch::NoGradGuard ng;
+    auto& ti = ModelAccess::impl(teacher);
+    ti.eval();
+    t = ti.forward(x).reshape({x.size(0), -1});
+  }
+  namespace F = torch::nn::functional;
+  const double T = d.temperature;
+  Tensor kl = F::kl_div(F::log_softmax(logits / T, 1), F::log_softmax(t / T, 1),
+                        F::KLDivFuncOptions().reduction(torch::kBatchMean).log_target(true));
+  return (1 - d.alpha) * ce + d.alpha * T * T * kl;
+}
+
+}  // namespace
+
 TrainResult Model::train(const Dataset& data, const TrainOptions& o) {
   require(o.epochs >= 1, "--epochs " + std::to_string(o.epochs) + ": must be ≥ 1");
   require(o.batch >= 1, "--batch " + std::to_string(o.batch) + ": must be ≥ 1");
   require(o.optimizer == "sgd" || o.optimizer == "adam", "optimizer '" + o.optimizer + "': legal: sgd, adam");
   require(o.schedule == "cosine" || o.schedule == "step" || o.schedule == "constant",
           "schedule '" + o.schedule + "': legal: cosine, step, constant");
+  if (o.distill.teacher) {
+    require(o.distill.temperature >= 0.1 && o.distill.temperature <= 100,
+            "distillation temperature " + std::to_string(o.distill.temperature) + ": legal 0.1..100");
+    require(o.distill.alpha >= 0 && o.distill.alpha <= 1,
+            "distillation weight " + std::to_string(o.distill.alpha) + ": legal 0..1");
+    require(!o.distill.teacher->quantized(), "the distillation teacher must be the float network");
+  }
   require(
       data.c == impl_->net.input_shape.c && data.h == impl_->net.input_shape.h && data.w == impl_->net.input_shape.w,
       data.name + ": images " + std::to_string(data.c) + "x" + std::to_string(data.h) + "x" + std::to_string(data.w) +
@@ -725,6 +828,7 @@ TrainResult Model::train(const Dataset& data, const TrainOptions& o) {
       opt->zero_grad();
       Tensor logits = m.forward(x).reshape({k, -1});
       Tensor loss = torch::nn::functional::cross_entropy(logits, y);
+      if (o.distill.teacher) loss = distillation_loss(*o.distill.teacher, o.distill, x, logits, loss);
       loss.backward();
       opt->step();
       loss_sum += loss.item<double>() * static_cast<double>(k);
@@ -826,13 +930,22 @@ struct PrefixCache::Impl {
 };
 
 AccuracyOracle::AccuracyOracle(net::Network net, Dataset search, OracleOptions options)
-    : cache_(std::move(net)), search_(std::move(search)), options_(options), prefix_(options.prefix_cache_mb) {
+    : AccuracyOracle(std::make_shared<DecompositionCache>(std::move(net)), std::move(search), options) {}
+
+AccuracyOracle::AccuracyOracle(std::shared_ptr<DecompositionCache> cache, Dataset search, OracleOptions options)
+    : cache_(std::move(cache)), search_(std::move(search)), options_(options), prefix_(options.prefix_cache_mb) {
   require(options_.batch >= 1 && options_.batch <= search_.size(),
           "oracle batch " + std::to_string(options_.batch) + ": legal 1.." + std::to_string(search_.size()));
   require(
       options_.calibration >= 1 && options_.calibration <= search_.size(),
       "oracle calibration " + std::to_string(options_.calibration) + ": legal 1.." + std::to_string(search_.size()));
   calib_ = search_.batch(search_.size() - options_.calibration, options_.calibration);
+  if (options_.correction != StatsCorrection::None) {
+    require(options_.correction_images >= 1 && options_.correction_images <= search_.size(),
+            "oracle correction images " + std::to_string(options_.correction_images) + ": legal 1.." +
+                std::to_string(search_.size()));
+    correction_images_ = search_.batch(search_.size() - options_.correction_images, options_.correction_images);
+  }
 }
 
 AccuracyOracle::~AccuracyOracle() = default;
@@ -853,15 +966,36 @@ numerics::QNetwork quantize_from_stats(const net::Network& net, const numerics::
   return numerics::quantize_network(net, decomps, stats);
 }
 
+numerics::Decompositions AccuracyOracle::decompose(const Taus& taus) {
+  numerics::Decompositions d = cache_->decompose(taus);
+  if (options_.correction == StatsCorrection::None || d.empty()) return d;
+  if (teacher_stats_.empty()) teacher_stats_ = Model(cache_->network()).channel_stats(correction_images_);
+  Model m(cache_->network(), &d);
+  apply_corrections(d, m.statistics_corrections(correction_images_, teacher_stats_, options_.correction));
+  return d;
+}
+
 numerics::QNetwork AccuracyOracle::quantize(const Taus& taus) {
-  return nn::quantize(cache_.network(), cache_.decompose(taus), calib_);
+  return nn::quantize(cache_->network(), decompose(taus), calib_);
 }
 
 Model AccuracyOracle::build(const Taus& taus) {
-  const auto d = cache_.decompose(taus);
-  if (!options_.quantize) return Model(cache_.network(), &d);
-  const auto q = nn::quantize(cache_.network(), d, calib_);
-  return Model(cache_.network(), &d, &q);
+  const auto d = decompose(taus);
+  if (!options_.quantize) return Model(cache_->network(), &d);
+  const auto q = nn::quantize(cache_->network(), d, calib_);
+  return Model(cache_->network(), &d, &q);
+}
+
+Model AccuracyOracle::teacher() { return Model(cache_->network()); }
+
+const numerics::FloatTensor& AccuracyOracle::teacher_logits(std::int64_t index) {
+  auto it = teacher_logits_.find(index);
+  if (it == teacher_logits_.end()) {
+    if (teacher_logits_.size() >= 64) teacher_logits_.clear();  // bounded: the paper's rotation has ~40 batches
+    const std::int64_t begin = index * options_.batch;
+    it = teacher_logits_.emplace(index, teacher().forward(search_.batch(begin, options_.batch))).first;
+  }
+  return it->second;
 }
 
 PrefixCache::PrefixCache(std::int64_t budget_mb) : impl_(std::make_unique<Impl>()) {
@@ -957,16 +1091,18 @@ numerics::FloatTensor PrefixCache::forward(const net::Network& net, const numeri
   return run(m, x, keys, "q" + std::to_string(index) + "|");
 }
 
-double AccuracyOracle::query(const Taus& taus, std::int64_t index) {
+AccuracyOracle::Score AccuracyOracle::score(const Taus& taus, std::int64_t index) {
   const std::int64_t begin = index * options_.batch;
   require(index >= 0 && begin + options_.batch <= search_.size(),
           "oracle batch index " + std::to_string(index) + ": legal 0.." +
               std::to_string(search_.size() / options_.batch - 1));
-  const auto logits =
-      prefix_.forward(cache_.network(), cache_.decompose(taus), taus, search_.batch(begin, options_.batch), index,
-                      options_.quantize ? &calib_ : nullptr);
-  return top1(logits, std::vector<std::int64_t>(search_.labels.begin() + begin,
-                                                search_.labels.begin() + begin + options_.batch));
+  const auto logits = prefix_.forward(cache_->network(), decompose(taus), taus, search_.batch(begin, options_.batch),
+                                      index, options_.quantize ? &calib_ : nullptr);
+  Score s;
+  s.top1 = top1(logits, std::vector<std::int64_t>(search_.labels.begin() + begin,
+                                                  search_.labels.begin() + begin + options_.batch));
+  s.fitness = options_.fitness == Fitness::Top1 ? s.top1 : teacher_agreement(logits, teacher_logits(index));
+  return s;
 }
 
 void set_threads(int threads) { torch::set_num_threads(threads); }

@@ -68,6 +68,40 @@ struct ModelOptions {
   bool batchnorm = false;
 };
 
+// Per-output-channel mean and standard deviation of a conv layer's float
+// output (bias included, before any ReLU), over images and positions.
+struct ChannelStats {
+  std::vector<double> mean, std;
+};
+using LayerStats = std::map<std::string, ChannelStats>;  // by conv layer
+
+// y' = scale·y + shift per output channel of one decomposed layer.
+struct ChannelCorrection {
+  std::vector<double> scale, shift;
+};
+using Corrections = std::map<std::string, ChannelCorrection>;
+
+// Statistics correction after decomposition (EagleEye's BN recalibration,
+// for networks whose BatchNorms are folded): each decomposed layer's output
+// is re-matched per channel to the undecomposed layer's statistics, its
+// mean by a new bias (`bias`) or its mean and spread by a bias and a scale
+// of the last stage's rows (`scale`). Layers are corrected in network order,
+// each on the outputs of the corrected layers before it. Only weights and
+// biases change, so every hardware model carries the result bit-exactly.
+enum class StatsCorrection { None, Bias, Scale };
+StatsCorrection parse_stats_correction(const std::string& s);  // "none" | "bias" | "scale"
+std::string to_string(StatsCorrection c);
+
+class Model;
+
+// Knowledge distillation in Model::train: loss = (1 − alpha)·CE(labels) +
+// alpha·T²·KL(softmax(teacher/T) ‖ softmax(student/T)) (Hinton et al.).
+struct Distillation {
+  Model* teacher = nullptr;  // float, undecomposed; none: plain CE
+  double temperature = 4;
+  double alpha = 0.9;
+};
+
 struct TrainOptions {
   std::int64_t epochs = 1;
   std::int64_t batch = 128;
@@ -79,6 +113,7 @@ struct TrainOptions {
   std::uint64_t seed = 0;
   int threads = 2;
   std::int64_t progress_every = 50;  // batches between progress lines (0: none)
+  Distillation distill;
   std::filesystem::path checkpoint;  // written after every epoch if set
   bool resume = false;               // continue from `checkpoint`
   // Called after each epoch with (epoch 1.., mean train loss, train acc).
@@ -109,6 +144,12 @@ class Model {
   numerics::AbsMax calibration_stats(const numerics::FloatTensor& x);
   // Inference (eval mode, no gradients): logits [n, classes, 1, 1].
   numerics::FloatTensor forward(const numerics::FloatTensor& x);
+  // Float model only: every conv layer's output statistics on `x`.
+  LayerStats channel_stats(const numerics::FloatTensor& x);
+  // Float model only: the corrections that re-match each decomposed layer's
+  // output statistics on `x` to `target` (in network order, each measured
+  // with the corrections before it applied); see StatsCorrection.
+  Corrections statistics_corrections(const numerics::FloatTensor& x, const LayerStats& target, StatsCorrection mode);
   std::vector<std::int64_t> predict(const numerics::FloatTensor& x);
   // Top-1 accuracy on images [begin, begin + count) of `d`.
   double accuracy(const Dataset& d, std::int64_t begin = 0, std::int64_t count = -1, std::int64_t batch = 256);
@@ -143,12 +184,32 @@ numerics::QNetwork quantize_from_stats(const net::Network& net, const numerics::
                                        const numerics::FloatTensor& calibration, const numerics::AbsMax& stats,
                                        bool* exact_fallback = nullptr);
 
-// The accuracy oracle of the search: top-1 of the decomposed BFP8 network on
-// one batch of search images.
+// The corrections folded into the factors: the last stage's rows of output
+// channel n scaled by scale[n] in every chunk, the bias set to
+// scale·bias + shift (created when the layer had none).
+void apply_corrections(numerics::Decompositions& decomps, const Corrections& corrections);
+
+// What a query scores.
+//   top1     top-1 against the labels
+//   teacher  agreement with the undecomposed float network's soft outputs:
+//            exp(−mean KL(p_teacher ‖ p_design)) in (0, 1], 1 when the
+//            design's class probabilities equal the teacher's. Smooth: it
+//            moves with every image, not only those whose argmax flips.
+enum class Fitness { Top1, Teacher };
+Fitness parse_fitness(const std::string& s);  // "top1" | "teacher"
+std::string to_string(Fitness f);
+// exp(−mean over images of KL(softmax(teacher) ‖ softmax(student))).
+double teacher_agreement(const numerics::FloatTensor& student_logits, const numerics::FloatTensor& teacher_logits);
+
+// The accuracy oracle of the search: the decomposed BFP8 network on one
+// batch of search images, scored by `fitness`.
 struct OracleOptions {
   std::int64_t batch = 128;       // images per query
   std::int64_t calibration = 16;  // images calibrating the BFP8 exponents (search images, from the end)
   bool quantize = true;
+  Fitness fitness = Fitness::Top1;
+  StatsCorrection correction = StatsCorrection::None;
+  std::int64_t correction_images = 64;  // search images from the end (as calibration's)
   // Memory for the values at block boundaries of earlier queries, so that a
   // query whose first layers' τ match an earlier one's starts after them
   // (0: off). Answers are the same either way.
@@ -191,14 +252,27 @@ class PrefixCache {
 class AccuracyOracle {
  public:
   AccuracyOracle(net::Network net, Dataset search, OracleOptions options = {});
+  // Sharing another oracle's decompositions (the same network, other options).
+  AccuracyOracle(std::shared_ptr<DecompositionCache> cache, Dataset search, OracleOptions options = {});
   ~AccuracyOracle();
-  // Top-1 on search batch `index` (images [index·batch, (index+1)·batch)).
-  double query(const Taus& taus, std::int64_t index = 0);
+  struct Score {
+    double fitness = 0, top1 = 0;
+  };
+  // The fitness (and top-1) on search batch `index` (images [index·batch,
+  // (index+1)·batch)).
+  Score score(const Taus& taus, std::int64_t index = 0);
+  double query(const Taus& taus, std::int64_t index = 0) { return score(taus, index).fitness; }
+  // The decomposed layers a query runs: td's factors, corrected as the
+  // options say (what the hardware must carry to match the query).
+  numerics::Decompositions decompose(const Taus& taus);
   // The model a query runs (decomposed, quantised unless options say not).
   Model build(const Taus& taus);
+  // The undecomposed float network (the teacher).
+  Model teacher();
   // The BFP8 network of these τ (calibrated as build() does).
   numerics::QNetwork quantize(const Taus& taus);
-  DecompositionCache& cache() { return cache_; }
+  DecompositionCache& cache() { return *cache_; }
+  const std::shared_ptr<DecompositionCache>& shared_cache() const { return cache_; }
   const Dataset& search() const { return search_; }
   const OracleOptions& options() const { return options_; }
   // Runs that started after a cached prefix, and those that did not (a
@@ -208,10 +282,14 @@ class AccuracyOracle {
   std::int64_t prefix_misses() const { return prefix_.misses(); }
 
  private:
-  DecompositionCache cache_;
+  const numerics::FloatTensor& teacher_logits(std::int64_t index);
+
+  std::shared_ptr<DecompositionCache> cache_;
   Dataset search_;
   OracleOptions options_;
-  numerics::FloatTensor calib_;
+  numerics::FloatTensor calib_, correction_images_;
+  LayerStats teacher_stats_;  // of the correction images, once
+  std::map<std::int64_t, numerics::FloatTensor> teacher_logits_;
   PrefixCache prefix_;
 };
 
