@@ -153,7 +153,7 @@ Step search_step(const FlowConfig& c) {
     if (j.contains("best") && j["best"].is_object()) {
       const auto& b = j["best"];
       const double sc = b.value("fps_systemc", 0.0);
-      l << fixed(100 * b.value("accuracy_search_batch", 0.0), 2) << "% on a search batch at "
+      l << "fitness " << fixed(100 * b.value("fitness", 0.0), 2) << "% at "
         << fixed(sc > 0 ? sc : b.value("fps_analytical", 0.0), 0) << " FPS (" << (sc > 0 ? "SystemC" : "analytical")
         << ")";
     } else {

@@ -485,3 +485,28 @@ TEST(Search, ResultsDoNotDependOnJobsWithRealSystemC) {
 }
 
 }  // namespace
+
+// With one evaluation set (batches() == 1, mixtd search's default fitness)
+// a design's score never changes, so (μ+λ) truncation never loses the best:
+// the best of every generation is at least the one before (issue 39; with
+// the paper's fresh batch per generation it can fall).
+class FixedSetAccuracy : public FakeAccuracy {
+ public:
+  std::int64_t batches() const override { return 1; }
+};
+
+TEST(Search, OnOneEvaluationSetTheBestNeverFalls) {
+  const double target = 1.25 * undecomposed_fps(base_design());
+  FixedSetAccuracy acc;
+  FakeSimulator sim;
+  auto o = small_options(target);
+  o.generations = 6;
+  const auto r = run(scratch("elitism"), o, acc, sim);
+  ASSERT_TRUE(r.found);
+  ASSERT_EQ(r.history.size(), 6u);
+  for (std::size_t g = 1; g < r.history.size(); ++g) {
+    EXPECT_GE(r.history[g].best_accuracy, r.history[g - 1].best_accuracy) << "generation " << g;
+    EXPECT_EQ(r.history[g].batch, 0);
+  }
+  EXPECT_GT(r.history.back().best_accuracy, r.history.front().best_accuracy);  // and it moved
+}

@@ -41,18 +41,41 @@ void load_for_accuracy(const std::string& spec, const std::string& weights, net:
 
 namespace {
 
-// The accuracy oracle behind the search's interface.
+// The accuracy oracle behind the search's interface. `fixed`: every query
+// scores the same evaluation set (batch 0); else the paper's rotation over
+// the search split's batches.
 class TopOneSource : public search::AccuracySource {
  public:
-  TopOneSource(net::Network net, nn::Dataset search, nn::OracleOptions o)
-      : oracle_(std::move(net), std::move(search), o) {}
+  TopOneSource(net::Network net, nn::Dataset search, nn::OracleOptions o, bool fixed)
+      : oracle_(std::move(net), std::move(search), o), fixed_(fixed) {}
   double query(const search::Taus& taus, std::int64_t batch) override { return oracle_.query(taus, batch); }
-  std::int64_t batches() const override { return oracle_.search().size() / oracle_.options().batch; }
+  std::int64_t batches() const override { return fixed_ ? 1 : oracle_.search().size() / oracle_.options().batch; }
   nn::AccuracyOracle& oracle() { return oracle_; }
 
  private:
   nn::AccuracyOracle oracle_;
+  bool fixed_;
 };
+
+// --fitness: what a query scores and on which images (docs/search.md).
+struct FitnessChoice {
+  nn::OracleOptions oracle;
+  bool fixed = true;  // one evaluation set for every query
+};
+
+FitnessChoice fitness_choice(const std::string& fitness, const std::string& correction, std::int64_t eval_images,
+                             std::int64_t batch, std::int64_t calib, std::int64_t prefix_cache_mb) {
+  require(fitness == "teacher" || fitness == "top1" || fitness == "paper",
+          "--fitness '" + fitness + "': legal values are teacher, top1, paper");
+  FitnessChoice c;
+  c.fixed = fitness != "paper";
+  c.oracle.fitness = fitness == "teacher" ? nn::Fitness::Teacher : nn::Fitness::Top1;
+  c.oracle.correction = nn::parse_stats_correction(correction);
+  c.oracle.batch = c.fixed ? eval_images : (batch > 0 ? batch : 128);
+  c.oracle.calibration = calib;
+  c.oracle.prefix_cache_mb = prefix_cache_mb;
+  return c;
+}
 
 class FidelitySource : public search::AccuracySource {
  public:
@@ -116,11 +139,10 @@ void write_plots(const std::filesystem::path& out, const search::SearchResult& r
     wall.x.push_back(h.seconds / 60);
     wall.y.push_back(100 * h.best_verified_accuracy);
   }
-  write_file_atomic(out / "convergence.svg",
-                    report::plot_svg("Search convergence (top-1 on each generation's search batch)", "generation",
-                                     "top-1 (%)", {gen, mean}));
+  write_file_atomic(out / "convergence.svg", report::plot_svg("Search convergence (fitness of the best design so far)",
+                                                              "generation", "fitness (%)", {gen, mean}));
   write_file_atomic(out / "convergence-time.svg",
-                    report::plot_svg("Search convergence against wall time", "minutes", "top-1 (%)", {wall}));
+                    report::plot_svg("Search convergence against wall time", "minutes", "fitness (%)", {wall}));
   // Every evaluated candidate: accuracy against the oracle's FPS, with the
   // front of the valid ones and the target.
   std::ifstream in(out / "candidates.csv");
@@ -160,9 +182,9 @@ void write_plots(const std::filesystem::path& out, const search::SearchResult& r
     }
   std::vector<report::PlotLine> lines;
   if (target > 0) lines.push_back({"target FPS", "#ff7f0e", target, true});
-  write_file_atomic(out / "accuracy-fps.svg",
-                    report::plot_svg("Every evaluated candidate: search-batch top-1 against FPS",
-                                     "batch-1 FPS (throughput oracle)", "top-1 (%)", {rejected, valid, front}, lines));
+  write_file_atomic(out / "accuracy-fps.svg", report::plot_svg("Every evaluated candidate: fitness against FPS",
+                                                               "batch-1 FPS (throughput oracle)", "fitness (%)",
+                                                               {rejected, valid, front}, lines));
   if (pred.x.size() >= 2)
     write_file_atomic(out / "forest.svg",
                       report::scatter_svg("Forest-predicted against SystemC batch-1 FPS", "SystemC FPS",
@@ -229,11 +251,13 @@ Run add_search(CLI::App& app) {
       "Evolutionary search for the most accurate τ that meets an FPS target (paper §V); NSGA-II with --pareto");
   struct Args {
     std::string net, weights, query_cache, device, out, accuracy = "top1", oracle = "forest", types = "mixed",
-                                                        groups = "paper", strategy = "evolution";
+                                                        groups = "paper", strategy = "evolution", fitness = "teacher",
+                                                        correction = "bias";
+    std::int64_t eval_images = 1024;
     nn::DataConfig data;
     search::SearchOptions o;
     std::int64_t batch = 0, calib = 16, finetune_epochs = 1, finetune_images = 10000, prefix_cache_mb = 1024;
-    double finetune_lr = 5e-4;
+    double finetune_lr = 5e-4, finetune_alpha = 0.9, finetune_temperature = 4;
     int jobs = 0, threads = 1;
     double sim_timeout = 600;
     bool resume = false, no_final_verify = false, bench = false, mpi = false;
@@ -261,7 +285,21 @@ Run add_search(CLI::App& app) {
       ->capture_default_str();
   add_dataset_options(cmd, a->data,
                       "data set for --accuracy top1 (it needs a training part: the search set is carved from it)");
-  cmd->add_option("--batch", a->batch, "images per accuracy query (default: 128 for top1, 16 for fidelity)");
+  cmd->add_option("--fitness", a->fitness,
+                  "what a top1 query scores: teacher (agreement with the undecomposed network's soft outputs on "
+                  "one fixed evaluation set) | top1 (top-1 on that set) | paper (Mixed-TD: top-1 on a fresh "
+                  "--batch of search images each generation)")
+      ->capture_default_str();
+  cmd->add_option("--eval-images", a->eval_images,
+                  "the fixed evaluation set: the first N images of the search split (teacher, top1)")
+      ->capture_default_str()
+      ->check(in_range(std::int64_t{16}, std::int64_t{1000000}));
+  cmd->add_option("--correction", a->correction,
+                  "statistics correction of the decomposed layers before scoring: none | bias (re-match each "
+                  "channel's mean to the undecomposed layer's) | scale (mean and spread)")
+      ->capture_default_str();
+  cmd->add_option("--batch", a->batch,
+                  "images per accuracy query with --fitness paper (default 128) or --accuracy fidelity (16)");
   cmd->add_option("--calib", a->calib, "images calibrating the BFP8 exponents")->capture_default_str();
   cmd->add_option("--prefix-cache", a->prefix_cache_mb,
                   "MB of earlier queries' values at block boundaries, so that a query sharing its first layers' τ "
@@ -299,6 +337,14 @@ Run add_search(CLI::App& app) {
   cmd->add_option("--finetune-images", a->finetune_images, "training images per fine-tune epoch (0: all)")
       ->capture_default_str();
   cmd->add_option("--finetune-lr", a->finetune_lr, "fine-tune learning rate (Adam, cosine)")->capture_default_str();
+  cmd->add_option("--finetune-alpha", a->finetune_alpha,
+                  "weight of the distillation term (KL to the undecomposed network's soft outputs; 0: plain "
+                  "cross-entropy)")
+      ->capture_default_str()
+      ->check(in_range(0.0, 1.0));
+  cmd->add_option("--finetune-temperature", a->finetune_temperature, "distillation temperature")
+      ->capture_default_str()
+      ->check(in_range(0.1, 100.0));
   cmd->add_option("--jobs,-j", a->jobs, "SystemC simulations at once (0 = one per core); results do not depend on it")
       ->capture_default_str();
   cmd->add_option("--threads", a->threads, "LibTorch threads for accuracy queries")->capture_default_str();
@@ -312,10 +358,15 @@ Run add_search(CLI::App& app) {
   add_mpi_flag(cmd, a->mpi);
   cmd->footer(
       "Algorithm (paper §V, docs/search.md): each layer's candidates are first tried alone and those\n"
-      "losing more than --layer-drop pp are dropped; 25 designs are drawn from a Gaussian prior on\n"
-      "each layer's MAC ratio; every generation adds 50 mutation and 50 crossover children, each\n"
-      "checked cheapest gate first (MACs bound, solver within --budget, throughput oracle >= target,\n"
-      "accuracy floor), re-scores everyone on a fresh search batch and keeps the best 25. With\n"
+      "losing more than --layer-drop points of fitness are dropped; 25 designs are drawn from a\n"
+      "Gaussian prior on each layer's MAC ratio; every generation adds 50 mutation and 50 crossover\n"
+      "children, each checked cheapest gate first (MACs bound, solver within --budget, throughput\n"
+      "oracle >= target, accuracy floor), and keeps the best 25. The fitness (--fitness teacher) is\n"
+      "the agreement exp(-KL) of the decomposed BFP8 network's class probabilities with the\n"
+      "undecomposed network's on one fixed set of --eval-images search images, after a statistics\n"
+      "correction of the decomposed layers (--correction); every design is scored on the same set,\n"
+      "so the best so far never falls. --fitness paper is Mixed-TD's: top-1 on a fresh 128-image\n"
+      "batch each generation, parents re-scored. With\n"
       "--oracle forest the first --warmup generations are labelled in SystemC, the forest is fitted\n"
       "on those labels, and each generation the top --verify are checked in SystemC and added to the\n"
       "labels. The answer is verified in SystemC, its budget trimmed to just meet the target, and\n"
@@ -346,6 +397,8 @@ Run add_search(CLI::App& app) {
     space.candidates.groups = search::parse_group_policy(a->groups);
     require(a->accuracy == "top1" || a->accuracy == "fidelity",
             "--accuracy '" + a->accuracy + "': legal values are top1, fidelity");
+    const FitnessChoice fit =
+        fitness_choice(a->fitness, a->correction, a->eval_images, a->batch, a->calib, a->prefix_cache_mb);
     require(a->jobs >= 0 && a->jobs <= 256, "--jobs " + std::to_string(a->jobs) + ": legal 0..256");
     require(a->threads >= 1 && a->threads <= 256, "--threads " + std::to_string(a->threads) + ": legal 1..256");
     require(a->batch >= 0 && a->batch <= 4096, "--batch " + std::to_string(a->batch) + ": legal 1..4096");
@@ -391,12 +444,14 @@ Run add_search(CLI::App& app) {
         if (what.find("do not fit") == std::string::npos) throw;
         throw Error(what + " (use --accuracy fidelity for networks without data)");
       }
-      nn::OracleOptions oo;
-      oo.batch = a->batch > 0 ? a->batch : 128;
-      settings["--batch"] = std::to_string(oo.batch);
-      oo.calibration = a->calib;
-      oo.prefix_cache_mb = a->prefix_cache_mb;
-      source = std::make_unique<TopOneSource>(n, data->search, oo);
+      require(fit.oracle.batch + std::max(a->calib, fit.oracle.correction_images) <= data->search.size(),
+              "--eval-images " + std::to_string(fit.oracle.batch) + ": with the calibration images it must fit the " +
+                  std::to_string(data->search.size()) + "-image search split (legal 16.." +
+                  std::to_string(data->search.size() - std::max(a->calib, fit.oracle.correction_images)) + ")");
+      settings["--batch"] = std::to_string(fit.oracle.batch);
+      settings["--fitness"] = a->fitness;
+      settings["--correction"] = a->correction;
+      source = std::make_unique<TopOneSource>(n, data->search, fit.oracle, fit.fixed);
     } else {
       nn::FidelityOptions fo;
       fo.batch = a->batch > 0 ? a->batch : 16;
@@ -410,7 +465,8 @@ Run add_search(CLI::App& app) {
       // Bump the version whenever a query's value changes for the same
       // inputs (v1 answers came from code before commit 8003914's oracle).
       std::string key = "v2";
-      for (const char* s : {"network", "--weights", "--accuracy", "--batch", "--calib", "--dataset"})
+      for (const char* s :
+           {"network", "--weights", "--accuracy", "--batch", "--calib", "--dataset", "--fitness", "--correction"})
         key += std::string("|") + s + "=" + (settings.count(s) ? settings.at(s) : "");
       key += "|data=" + (a->accuracy == "top1" ? data_settings(a->data) : "seed " + std::to_string(o.seed));
       cached = std::make_unique<CachedAccuracy>(*source, a->query_cache, key);
@@ -467,7 +523,8 @@ Run add_search(CLI::App& app) {
     if (!o.pareto && r.found) {
       const auto rep = arch::analyse(r.best_design);
       std::cout << "best: " << (out / "best.yaml").string() << "\n"
-                << "  top-1 on the last search batch " << fixed(100 * r.best.accuracy, 2) << "%\n"
+                << "  fitness " << fixed(100 * r.best.accuracy, 2) << "%"
+                << (a->accuracy == "top1" ? " (" + a->fitness + ")" : std::string(" (fidelity)")) << "\n"
                 << "  batch-1 FPS: SystemC " << fixed(r.best_fps_sim, 1) << ", analytical "
                 << fixed(r.best_fps_analytical, 1) << " (target " << fixed(o.target_fps, 1) << ", "
                 << (r.best_fps_sim > 0 ? fixed(100 * (r.best_fps_sim / o.target_fps - 1), 2) + "% above" : "-") << ")\n"
@@ -477,10 +534,20 @@ Run add_search(CLI::App& app) {
                 << "% of the device at most)\n";
       if (a->accuracy == "top1" && data) {
         // The answer on the full test set, before and after a short fine-tune.
-        nn::AccuracyOracle oracle(n, data->search, {a->batch > 0 ? a->batch : 128, a->calib, true, 0});
+        nn::OracleOptions oo = fit.oracle;
+        oo.prefix_cache_mb = 0;
+        nn::AccuracyOracle oracle(n, data->search, oo);
         nn::Taus taus;
         for (const auto& [name, m] : r.best_design.layers)
           if (m.tau.decomposed()) taus[name] = m.tau;
+        if (fit.fixed) {
+          const auto sc = oracle.score(taus, 0);
+          final_json["eval_images"] = oo.batch;
+          final_json["eval_fitness"] = sc.fitness;
+          final_json["eval_top1"] = sc.top1;
+          std::cout << "  on the " << oo.batch << "-image evaluation set: fitness (" << a->fitness << ") "
+                    << fixed(100 * sc.fitness, 2) << "%, top-1 " << fixed(100 * sc.top1, 2) << "%\n";
+        }
         nn::Model m = oracle.build(taus);
         const double before = m.accuracy(data->test);
         final_json["test_top1_before_finetune"] = before;
@@ -495,6 +562,8 @@ Run add_search(CLI::App& app) {
           to.seed = o.seed;
           to.threads = std::max(2, a->threads);
           to.progress_every = 0;
+          nn::Model teacher = oracle.teacher();
+          if (a->finetune_alpha > 0) to.distill = {&teacher, a->finetune_temperature, a->finetune_alpha};
           nn::Dataset part;
           const nn::Dataset* train = &data->train;
           if (a->finetune_images > 0 && a->finetune_images < data->train.size()) {
@@ -507,7 +576,11 @@ Run add_search(CLI::App& app) {
           const double after = m.accuracy(data->test);
           net::save_onnx(m.to_network(), out / "best-finetuned.onnx");
           final_json["test_top1_after_finetune"] = after;
-          final_json["finetune"] = {{"epochs", a->finetune_epochs}, {"images", train->size()}, {"lr", a->finetune_lr}};
+          final_json["finetune"] = {{"epochs", a->finetune_epochs},
+                                    {"images", train->size()},
+                                    {"lr", a->finetune_lr},
+                                    {"distill_alpha", a->finetune_alpha},
+                                    {"distill_temperature", a->finetune_temperature}};
           std::cout << ", " << fixed(100 * after, 2) << "% after " << a->finetune_epochs
                     << " epoch(s) of fine-tuning (best-finetuned.onnx)";
         }

@@ -137,7 +137,7 @@ namespace {
 json member_summary(const SearchSpace& space, const Member& m, const HardwareEval& e) {
   return json{{"genome", SearchSpace::key(m.genome)},
               {"tau", space.describe(m.genome)},
-              {"accuracy_search_batch", m.accuracy},
+              {"fitness", m.accuracy},
               {"fps_oracle", m.fps},
               {"fps_analytical", e.fps_analytical},
               {"fps_systemc", m.fps_sim},
@@ -171,7 +171,7 @@ void Engine::finish(SearchResult& r) {
   summary["stop_reason"] = st_.stop_reason;
   summary["generations"] = r.generations;
   summary["design_space_log10"] = {{"before_prefilter", r.log10_space_before}, {"after", r.log10_space_after}};
-  summary["base_accuracy_search_batch0"] = st_.base_accuracy;
+  summary["base_fitness"] = st_.base_accuracy;  // undecomposed, on the pre-filter's batch
 
   if (o_.pareto) {
     const auto pts = objectives(st_.population);
