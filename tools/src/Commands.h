@@ -27,6 +27,7 @@ Run add_cosim(CLI::App& app);
 Run add_package(CLI::App& app);
 Run add_resources(CLI::App& app);
 Run add_search(CLI::App& app);
+Run add_fitness_study(CLI::App& app);
 Run add_flow(CLI::App& app);
 
 }  // namespace mixtd::cli

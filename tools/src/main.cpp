@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
   reg(mixtd::cli::add_dataset);
   reg(mixtd::cli::add_predictor);
   reg(mixtd::cli::add_search);
+  reg(mixtd::cli::add_fitness_study);
   reg(mixtd::cli::add_flow);
   mixtd::cli::refuse_non_finite(app);
   mixtd::cli::refuse_negative_unsigned(app);
