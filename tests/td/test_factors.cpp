@@ -91,6 +91,16 @@ TEST(Factors, RoundTripIsBitExact) {
   EXPECT_EQ(read_file(p2), read_file(p));
 }
 
+// The fuzzer's seeds stay files that load (a change of format rewrites them).
+TEST(Factors, FuzzSeedsLoad) {
+  std::int64_t seeds = 0;
+  for (const auto& e : fs::directory_iterator(fs::path(MIXTD_SOURCE_DIR) / "fuzz/corpus/fuzz_factors")) {
+    EXPECT_NO_THROW((void)load_factors(e.path())) << e.path();
+    ++seeds;
+  }
+  EXPECT_GE(seeds, 4);
+}
+
 TEST(Factors, EmptyMapRoundTrips) {
   const auto p = scratch("empty.factors");
   save_factors(p, {});
