@@ -64,6 +64,28 @@ TEST(Design, YamlRoundTrip) {
   EXPECT_EQ(to_yaml(back), to_yaml(d));  // deterministic text
 }
 
+// `factors:` is a path relative to the design file, emitted only when set.
+TEST(Design, FactorsPathIsRelativeToTheDesignFile) {
+  const fs::path dir = scratch("with-factors");
+  fs::create_directories(dir / "ft");
+  mixtd::write_file_atomic(dir / "ft/trained.factors", "any bytes: the design only names the file");
+  Design d = make_design(mixtd::net::build_zoo("tiny"), "tiny", load_device("u250"), "u250");
+  EXPECT_EQ(to_yaml(d).find("factors"), std::string::npos);
+  d.factors_spec = "ft/trained.factors";
+  save_design(d, dir / "d.yaml");
+  const Design back = load_design(dir / "d.yaml");
+  EXPECT_EQ(back.factors_spec, "ft/trained.factors");
+  EXPECT_EQ(back.factors_path(), (dir / "ft/trained.factors").string());
+  EXPECT_EQ(to_yaml(back), to_yaml(d));
+  EXPECT_THAT(to_yaml(back), HasSubstr("\nfactors: ft/trained.factors\n"));
+}
+
+TEST(DesignErrors, AMissingFactorsFileNamesTheDesignAndThePath) {
+  const std::string msg = error_of("design: mine\nnetwork: tiny\nfactors: nowhere/x.factors\ndevice: u250\n");
+  EXPECT_THAT(msg, HasSubstr("bad.yaml:3: design 'mine': factors file 'nowhere/x.factors' not found"));
+  EXPECT_THAT(error_of("network: tiny\nfactors: [a]\ndevice: u250\n"), HasSubstr("'factors' must be a string"));
+}
+
 // weight_memory: one kind per layer, one per stage, or left out (auto).
 TEST(Design, YamlRoundTripWeightMemory) {
   Design d = make_design(mixtd::net::build_zoo("tiny:width=2"), "tiny:width=2", load_device("u250"), "u250");
