@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "mixtd/arch/Design.h"
+#include "mixtd/net/Load.h"
 #include "mixtd/net/Zoo.h"
 #include "mixtd/support/AtomicFile.h"
 #include "mixtd/support/Error.h"
@@ -78,6 +79,23 @@ TEST(Design, FactorsPathIsRelativeToTheDesignFile) {
   EXPECT_EQ(back.factors_path(), (dir / "ft/trained.factors").string());
   EXPECT_EQ(to_yaml(back), to_yaml(d));
   EXPECT_THAT(to_yaml(back), HasSubstr("\nfactors: ft/trained.factors\n"));
+}
+
+// What fine-tuning writes: the design on other weights, both files named
+// relative to the new design's folder.
+TEST(Design, SavedWithWeightsNamesBothFilesRelativeToItsFolder) {
+  const fs::path onnx = fs::path(MIXTD_FIXTURES_DIR) / "tiny.onnx";
+  const fs::path dir = scratch("with-weights");
+  fs::create_directories(dir / "ft");
+  fs::create_directories(dir / "out");
+  mixtd::write_file_atomic(dir / "ft/tiny.factors", "named only");
+  Design d = make_design(mixtd::net::load_network(onnx.string(), false), "elsewhere.onnx", load_device("u250"), "u250");
+  save_design_with_weights(d, dir / "out/d.yaml", onnx, dir / "ft/tiny.factors");
+  const Design back = load_design(dir / "out/d.yaml");
+  EXPECT_EQ(back.factors_spec, "../ft/tiny.factors");
+  EXPECT_EQ(fs::path(back.network_path()), onnx.lexically_normal());
+  EXPECT_TRUE(back.network.same_structure(d.network));
+  EXPECT_THROW(save_design_with_weights(d, dir / "x.yaml", dir / "net.bin", dir / "ft/tiny.factors"), mixtd::Error);
 }
 
 TEST(DesignErrors, AMissingFactorsFileNamesTheDesignAndThePath) {

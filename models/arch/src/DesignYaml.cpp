@@ -389,4 +389,19 @@ std::string to_yaml(const Design& d) {
 
 void save_design(const Design& d, const fs::path& path) { write_file_atomic(path, to_yaml(d)); }
 
+void save_design_with_weights(Design d, const fs::path& path, const fs::path& network, const fs::path& factors) {
+  const std::string net = network.string(), ext = network.extension().string();
+  require(ext == ".onnx" || ext == ".yaml" || ext == ".yml",
+          "'" + net + "': a design names its network by an .onnx or .yaml path, no other is read as a file");
+  const fs::path dir = fs::absolute(path).lexically_normal().parent_path();
+  auto from_dir = [&](const fs::path& p) {
+    return fs::absolute(p).lexically_normal().lexically_relative(dir).string();
+  };
+  d.network_spec = from_dir(network);
+  d.network_file = fs::absolute(network).lexically_normal().string();
+  d.factors_spec = from_dir(factors);
+  d.factors_file = fs::absolute(factors).lexically_normal().string();
+  save_design(d, path);
+}
+
 }  // namespace mixtd::arch

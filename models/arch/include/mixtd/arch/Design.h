@@ -107,4 +107,11 @@ Design load_design(const std::filesystem::path& path);
 std::string to_yaml(const Design& d);
 void save_design(const Design& d, const std::filesystem::path& path);
 
+// `d` computing with fine-tuned weights: its τ and ψ, its network `network`
+// (an .onnx or .yaml of the same structure) and its factors `factors`
+// (td::save_factors), saved to `path` with both named relative to its
+// folder (what `mixtd finetune --design-out`, the search and the flow write).
+void save_design_with_weights(Design d, const std::filesystem::path& path, const std::filesystem::path& network,
+                              const std::filesystem::path& factors);
+
 }  // namespace mixtd::arch
