@@ -145,6 +145,15 @@ TEST(Factors, CorruptedCountsNameTheValueAndTheLegalOnes) {
   EXPECT_THAT(message_of_loading(with_u32(stages, 0xfffffff0u)), HasSubstr("legal at most"));
 }
 
+TEST(Factors, ANameWithAControlCharacterIsRefused) {
+  const auto p = scratch("name.factors");
+  save_factors(p, sample());
+  std::string b = read_file(p);
+  b[20 + 1] = '\n';  // "a.cpd" -> "a\ncpd"
+  EXPECT_THAT(message_of_loading(b), AllOf(HasSubstr("layer 0: layer name has control character 10 at 1"),
+                                           HasSubstr("legal printable characters only")));
+}
+
 TEST(Factors, WrongMagicOrVersionIsRefused) {
   const auto p = scratch("magic.factors");
   save_factors(p, sample());

@@ -44,12 +44,23 @@ std::string where(const std::string& file, const std::string& layer) {
   return "'" + file + "': layer '" + layer + "': ";
 }
 
+// Names go into messages, which are one line each.
+void check_printable(const std::string& what, const std::string& s) {
+  const auto bad = std::find_if(s.begin(), s.end(), [](char ch) { return ch >= 0 && ch < 0x20; });
+  if (bad != s.end())
+    throw Error(what + " has control character " + std::to_string(int(*bad)) + " at " +
+                std::to_string(bad - s.begin()) + ": legal printable characters only");
+}
+
+// Messages are built only on failure: these run for every value read.
 void in_range(const std::string& at, const std::string& what, std::int64_t v, std::int64_t lo, std::int64_t hi) {
-  require(v >= lo && v <= hi,
-          at + what + " = " + std::to_string(v) + ": legal " + std::to_string(lo) + " .. " + std::to_string(hi));
+  if (v < lo || v > hi)
+    throw Error(at + what + " = " + std::to_string(v) + ": legal " + std::to_string(lo) + " .. " + std::to_string(hi));
 }
 
 void check_stage(const std::string& at, const StageShape& s) {
+  in_range(at, "role length", static_cast<std::int64_t>(s.role.size()), 1, kMaxRole);
+  check_printable(at + "role", s.role);
   for (const auto& [what, v, lo, hi] : {std::tuple{"in_ch", s.in_ch, 1, kMaxDim},
                                         {"out_ch", s.out_ch, 1, kMaxDim},
                                         {"kh", s.kh, 1, kMaxKernel},
@@ -95,8 +106,9 @@ void check_geometry(const std::string& at, const LayerGeometry& g) {
 
 void check_finite(const std::string& at, const std::vector<float>& v) {
   for (std::size_t k = 0; k < v.size(); ++k)
-    require(std::isfinite(v[k]), at + "value at flat index " + std::to_string(k) + " is " + std::to_string(v[k]) +
-                                     ": legal finite values only");
+    if (!std::isfinite(v[k]))
+      throw Error(at + "value at flat index " + std::to_string(k) + " is " + std::to_string(v[k]) +
+                  ": legal finite values only");
 }
 
 // Everything load_factors promises of a layer (and save_factors demands).
@@ -141,7 +153,7 @@ class Writer {
   }
   void floats(const std::vector<float>& v) {
     put<std::uint64_t>(v.size());
-    out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
+    if (!v.empty()) out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
   }
   void shape(const net::Shape& s) {
     for (const std::int64_t v : {s.c, s.h, s.w}) put<std::int64_t>(v);
@@ -185,8 +197,9 @@ class Reader {
   bool done() const { return pos_ == end_; }
 
   void need(std::uint64_t bytes, const std::string& what) const {
-    require(bytes <= left(), at + "truncated: " + what + " needs " + std::to_string(bytes) + " bytes at byte " +
-                                 std::to_string(pos_) + ", only " + std::to_string(left()) + " remain");
+    if (bytes > left())
+      throw Error(at + "truncated: " + what + " needs " + std::to_string(bytes) + " bytes at byte " +
+                  std::to_string(pos_) + ", only " + std::to_string(left()) + " remain");
   }
   template <typename T>
   T get(const std::string& what) {
@@ -208,6 +221,7 @@ class Reader {
     require(n >= 1, at + what + " length = 0: legal 1 .. " + std::to_string(most));
     count(what + " length", n, 1, most);
     std::string s = data_.substr(pos_, n);
+    check_printable(at + what, s);
     pos_ += n;
     return s;
   }
@@ -224,7 +238,7 @@ class Reader {
                                               (want_hi != want_lo ? " or " + std::to_string(want_hi) : std::string()));
     need(n * sizeof(float), what);
     std::vector<float> v(static_cast<std::size_t>(n));
-    std::memcpy(v.data(), data_.data() + pos_, v.size() * sizeof(float));
+    if (n > 0) std::memcpy(v.data(), data_.data() + pos_, v.size() * sizeof(float));  // no null pointer to memcpy
     pos_ += v.size() * sizeof(float);
     return v;
   }
@@ -314,6 +328,7 @@ void save_factors(const std::filesystem::path& path, const FactorsMap& layers) {
   for (const auto& [name, d] : layers) {
     require(!name.empty() && name.size() <= kMaxName, where(file, name) + "name of " + std::to_string(name.size()) +
                                                           " characters: legal 1 .. " + std::to_string(kMaxName));
+    check_printable("'" + file + "': a layer name", name);
     check_layer(where(file, name), d);
     w.layer(name, d);
   }
