@@ -48,11 +48,11 @@ numerics::Decompositions decompose(const arch::Design& d) {
 
 // "16->32 channels; svd.1 16->8 3x3 on 16x14x14, svd.2 8->32 1x1 on 8x14x14"
 std::string describe(const td::LayerGeometry& g) {
-  std::string s = std::to_string(g.c) + "->" + std::to_string(g.n) + " channels;";
+  std::vector<std::string> stages;
   for (const auto& st : g.stages)
-    s += " " + st.role + " " + std::to_string(st.in_ch) + "->" + std::to_string(st.out_ch) + " " +
-         std::to_string(st.kh) + "x" + std::to_string(st.kw) + " on " + st.in.str();
-  return s;
+    stages.push_back(st.role + " " + std::to_string(st.in_ch) + "->" + std::to_string(st.out_ch) + " " +
+                     std::to_string(st.kh) + "x" + std::to_string(st.kw) + " on " + st.in.str());
+  return std::to_string(g.c) + "->" + std::to_string(g.n) + " channels; " + join(stages);
 }
 
 // One conv layer's entry of the factors file against the design: present

@@ -153,6 +153,14 @@ TEST(QuantiseFactors, FactorsThatDoNotFitTheDesignAreRefused) {
       quantise_error(naming(fewer, good, "extra.factors")),
       AllOf(HasSubstr("layer '" + layer + "': has factors for τ " + tau.str()), HasSubstr("the design's τ is none")));
 
+  // The same τ for another input size (a layer of another network).
+  f = good;
+  f[layer].geometry.stages[0].in.h += 2;
+  for (auto& ch : f[layer].chunks) ch.stages[0].shape = f[layer].geometry.stages[0];
+  EXPECT_THAT(quantise_error(naming(d, f, "shape.factors")),
+              AllOf(HasSubstr("layer '" + layer + "': factors for τ " + tau.str() + " shaped"),
+                    HasSubstr("; the layer under τ " + tau.str() + " is")));
+
   f = good;
   f["no-such-layer"] = good.begin()->second;
   EXPECT_THAT(quantise_error(naming(d, f, "stranger.factors")),
