@@ -8,9 +8,11 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "mixtd/arch/Design.h"
 #include "mixtd/flow/FlowConfig.h"
+#include "mixtd/flow/Runner.h"
 #include "mixtd/flow/Steps.h"
 #include "mixtd/net/Load.h"
 #include "mixtd/support/Error.h"
@@ -166,6 +168,40 @@ TEST(FlowSteps, TheFinalDesignNamesTheFineTunedFactors) {
   const arch::Design final_design = arch::load_design(root / flow::kFinalDesign);
   EXPECT_EQ(final_design.network_spec, "finetuned.onnx");
   EXPECT_EQ(final_design.factors_spec, "finetuned.factors");
+  fs::remove_all(dir());
+}
+
+// A step's `products` (earlier steps' artefacts) are in its hash: when one
+// changes while the step that wrote it keeps its hash (as a --force rerun
+// of a fine-tune may), the step reruns; unchanged, it does not.
+TEST(FlowSteps, AStepRerunsWhenAnEarlierArtefactItHashesChanges) {
+  const fs::path root = dir() / "products";
+  int writes = 0, reads = 0;
+  flow::Step a, b;
+  a.name = "a";
+  a.commands.push_back({});
+  a.commands[0].tag = "write a/x.txt";
+  a.commands[0].in_process = [&](const fs::path& d) {
+    ++writes;
+    std::ofstream(d / "a/x.txt") << "trained";
+  };
+  a.outputs = {"a/x.txt"};
+  b.name = "b";
+  b.commands.push_back({});
+  b.commands[0].tag = "read a/x.txt";
+  b.commands[0].in_process = [&](const fs::path&) { ++reads; };
+  b.products = {"a/x.txt"};
+  flow::RunOptions o;
+  o.dir = root;
+  std::ostringstream out;
+  flow::run_steps({a, b}, o, out);
+  flow::run_steps({a, b}, o, out);
+  EXPECT_EQ(writes, 1);
+  EXPECT_EQ(reads, 1);
+  std::ofstream(root / "a/x.txt") << "trained again, otherwise";
+  flow::run_steps({a, b}, o, out);
+  EXPECT_EQ(writes, 1);
+  EXPECT_EQ(reads, 2);
   fs::remove_all(dir());
 }
 
