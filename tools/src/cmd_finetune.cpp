@@ -82,7 +82,8 @@ Run add_finetune(CLI::App& app) {
       "does not give them back (CPD finds other, approximate factors; SVD the product up to signs).\n"
       "--factors writes the factors themselves and --design-out the input design naming the ONNX\n"
       "and them (`factors:`, docs/design-yaml.md): simulate, gen-rtl, cosim and package then\n"
-      "compute with exactly the trained values.\n\n"
+      "compute with exactly the trained weights (their activation exponents they calibrate anew:\n"
+      "docs/accuracy.md, \"Fine-tuned factors\").\n\n"
       "Example:\n"
       "  mixtd finetune configs/designs/fmnist-medium.yaml --weights configs/networks/resnet18-fmnist-w0.25.onnx \\\n"
       "      --epochs 1 -o /tmp/medium-ft.onnx --factors /tmp/medium-ft.factors --design-out /tmp/medium-ft.yaml");
@@ -93,6 +94,7 @@ Run add_finetune(CLI::App& app) {
       check_output_file(a->design_out, "--design-out");
       require(is_design_file(a->spec),
               "--design-out: '" + a->spec + "' is not a design.yaml (a network has no τ to keep)");
+      require(a->out.ends_with(".onnx"), "--design-out names -o '" + a->out + "' as its network: legal an .onnx");
     }
     net::Network n;
     nn::Taus taus;
