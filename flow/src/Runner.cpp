@@ -40,15 +40,19 @@ std::string clock_text(double s) {
   return b;
 }
 
-// The step's commands, the contents of the user files it reads and the hash
-// of the step before it.
-std::uint64_t step_hash(const Step& s, std::uint64_t before) {
+// The step's commands, the contents of the user files and earlier
+// artefacts it reads and the hash of the step before it.
+std::uint64_t step_hash(const Step& s, std::uint64_t before, const fs::path& dir) {
   std::string key = hex(before) + '\0' + s.name;
   for (const auto& c : s.commands) {
     for (const auto& a : c.args) key += '\0' + a;
     key += "\0|" + c.stdout_file + "|" + c.tag;
   }
   for (const auto& in : s.inputs) key += '\0' + hex(hash_string(read_file(in)));
+  for (const auto& p : s.products) {
+    std::error_code ec;
+    key += '\0' + p + '=' + (fs::is_regular_file(dir / p, ec) ? hex(hash_string(read_file(dir / p))) : "absent");
+  }
   return hash_string(key);
 }
 
@@ -244,7 +248,7 @@ std::vector<StepOutcome> run_steps(const std::vector<Step>& steps, const RunOpti
     const Step& s = steps[i];
     StepOutcome r;
     r.name = s.name;
-    r.hash = step_hash(s, before);
+    r.hash = step_hash(s, before, o.dir);
     before = r.hash;
     std::string head = "[";
     head += std::to_string(i + 1);

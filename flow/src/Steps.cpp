@@ -44,6 +44,9 @@ void add_weights(std::vector<std::string>& a, const FlowConfig& c) {
   if (!c.weights.empty()) a.insert(a.end(), {"--weights", c.weights});
 }
 
+// Whether the finetune step fine-tunes (else the final design is best.yaml).
+bool finetunes(const FlowConfig& c) { return c.finetune_epochs > 0 && !c.dataset.empty(); }
+
 // The network the search starts from: the trained one, else the flow's.
 std::string network_of(const FlowConfig& c) { return c.train_epochs > 0 ? "network/trained.onnx" : c.network; }
 
@@ -164,40 +167,45 @@ Step search_step(const FlowConfig& c) {
   return s;
 }
 
-// best.yaml with its network replaced by the fine-tuned one (same τ and ψ).
+// best.yaml with its network replaced by the fine-tuned one (same τ and ψ)
+// and naming the trained factors, which the later steps then compute with
+// exactly (decomposing finetuned.onnx again would give other CPD factors).
 void write_final_design(const fs::path& dir, bool finetuned) {
   arch::Design d = arch::load_design((dir / "search/best.yaml").string());
+  fs::create_directories(dir / "finetune");
   if (finetuned) {
     d.network = net::load_network((dir / "finetune/finetuned.onnx").string(), false);
-    d.network_spec = "finetuned.onnx";
-    d.network_file = (dir / "finetune/finetuned.onnx").string();
-  } else {
-    // Keep the network where best.yaml names it, now seen from finetune/.
-    const fs::path spec(d.network_spec);
-    if (!net::is_zoo_spec(d.network_spec) && spec.is_relative())
-      d.network_spec = fs::relative(fs::absolute(dir / "search" / spec), fs::absolute(dir / "finetune")).string();
+    arch::save_design_with_weights(d, dir / kFinalDesign, dir / "finetune/finetuned.onnx",
+                                   dir / "finetune/finetuned.factors");
+    return;
   }
-  fs::create_directories(dir / "finetune");
+  // Keep the network where best.yaml names it, now seen from finetune/.
+  const fs::path spec(d.network_spec);
+  if (!net::is_zoo_spec(d.network_spec) && spec.is_relative())
+    d.network_spec = fs::relative(fs::absolute(dir / "search" / spec), fs::absolute(dir / "finetune")).string();
   arch::save_design(d, (dir / kFinalDesign).string());
 }
 
 Step finetune_step(const FlowConfig& c) {
   Step s;
   s.name = "finetune";
-  const bool tune = c.finetune_epochs > 0 && !c.dataset.empty();
+  const bool tune = finetunes(c);
   if (tune) {
     Command f;
     f.args = {"finetune",     "search/best.yaml",
               "--epochs",     std::to_string(c.finetune_epochs),
               "--max-images", std::to_string(c.finetune_images),
               "--lr",         fixed(c.finetune_lr, 8),
-              "-o",           "finetune/finetuned.onnx"};
+              "-o",           "finetune/finetuned.onnx",
+              "--factors",    "finetune/finetuned.factors"};
     add_data(f.args, c);
     s.commands.push_back(f);
-    s.outputs.push_back("finetune/finetuned.onnx");
+    s.outputs.insert(s.outputs.end(), {"finetune/finetuned.onnx", "finetune/finetuned.factors"});
   }
+  // The tag is what the step's hash covers of this command: a new one when
+  // the final design came to name the factors, so older flows rerun.
   Command w;
-  w.tag = tune ? "final design: best.yaml on finetuned.onnx" : "final design: best.yaml";
+  w.tag = tune ? "final design: best.yaml on finetuned.onnx and finetuned.factors" : "final design: best.yaml";
   w.in_process = [tune](const fs::path& d) { write_final_design(d, tune); };
   s.commands.push_back(w);
   s.outputs.push_back(kFinalDesign);
@@ -234,6 +242,10 @@ Step simulate_step(const FlowConfig& c) {
   a.stdout_file = "simulate/simulate.json";
   s.commands = {r, a};
   s.outputs = {"simulate/analysis.json", "simulate/simulate.json"};
+  // What the final design names from the finetune step: this step's hash,
+  // and so every later one's, changes with their contents (a fine-tune rerun
+  // by --force finetune keeps its hash but not its weights).
+  if (finetunes(c)) s.products = {"finetune/finetuned.onnx", "finetune/finetuned.factors"};
   s.check = [](const fs::path& d) {
     const auto j = read_json(d / "simulate/simulate.json");
     if (!j.value("completed", false))

@@ -2,34 +2,39 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 
 #include "mixtd/net/Load.h"
 #include "mixtd/numerics/Golden.h"
 #include "mixtd/support/Error.h"
 #include "mixtd/support/Rng.h"
 #include "mixtd/td/Decompose.h"
+#include "mixtd/td/Factors.h"
 
 namespace mixtd::sim {
 
-numerics::QNetwork quantise(const arch::Design& design, std::uint64_t seed, const FunctionalData& data) {
-  // design.yaml loads its network without weights (the hardware figures do
-  // not need them); data does: load them from the network's file (.onnx, or
-  // .yaml with its .weights), or regenerate a zoo network's seeded ones.
-  arch::Design with;
-  const arch::Design* dp = &design;
-  if (!design.network.has_weights()) {
-    with = design;
-    with.network = net::load_network(design.network_path(), true);
-    require(with.network.has_weights(),
-            "network '" + design.network_spec +
-                "' carries no weights: name a network with weights in the design (an .onnx, a .yaml with its "
-                ".weights file, or a zoo network, whose weights are seeded)");
-    require(with.network.same_structure(design.network),
-            "network '" + design.network_spec + "' did not load as the design's network");
-    with.network.fold_batchnorm();
-    dp = &with;
-  }
-  const arch::Design& d = *dp;
+namespace {
+
+// design.yaml loads its network without weights (the hardware figures do
+// not need them); data does: load them from the network's file (.onnx, or
+// .yaml with its .weights), or regenerate a zoo network's seeded ones.
+// Empty if the design's network has them already.
+std::optional<arch::Design> with_weights(const arch::Design& design) {
+  if (design.network.has_weights()) return std::nullopt;
+  arch::Design with = design;
+  with.network = net::load_network(design.network_path(), true);
+  require(with.network.has_weights(),
+          "network '" + design.network_spec +
+              "' carries no weights: name a network with weights in the design (an .onnx, a .yaml with its "
+              ".weights file, or a zoo network, whose weights are seeded)");
+  require(with.network.same_structure(design.network),
+          "network '" + design.network_spec + "' did not load as the design's network");
+  with.network.fold_batchnorm();
+  return with;
+}
+
+// Every decomposed layer of the design, its τ applied to the dense weights.
+numerics::Decompositions decompose(const arch::Design& d) {
   numerics::Decompositions decomps;
   for (const auto& l : d.network.layers) {
     if (l.kind != net::LayerKind::Conv2d) continue;
@@ -38,6 +43,64 @@ numerics::QNetwork quantise(const arch::Design& design, std::uint64_t seed, cons
     td::Decomposer dec(l);
     decomps[l.name] = dec.decompose(tau);
   }
+  return decomps;
+}
+
+// "16->32 channels; svd.1 16->8 3x3 on 16x14x14, svd.2 8->32 1x1 on 8x14x14"
+std::string describe(const td::LayerGeometry& g) {
+  std::vector<std::string> stages;
+  for (const auto& st : g.stages)
+    stages.push_back(st.role + " " + std::to_string(st.in_ch) + "->" + std::to_string(st.out_ch) + " " +
+                     std::to_string(st.kh) + "x" + std::to_string(st.kw) + " on " + st.in.str());
+  return std::to_string(g.c) + "->" + std::to_string(g.n) + " channels; " + join(stages);
+}
+
+// One conv layer's entry of the factors file against the design: present
+// with the design's τ and the geometry the network gives it if decomposed,
+// absent otherwise.
+void check_factors_entry(const arch::Design& d, const std::string& file, const net::Layer& l,
+                         const numerics::Decompositions& f) {
+  const td::Tau& tau = d.mapping(l.name).tau;
+  const auto it = f.find(l.name);
+  const std::string at = "factors file '" + file + "' of design '" + d.name + "': layer '" + l.name + "': ";
+  if (!tau.decomposed()) {
+    require(it == f.end(), at + "has factors for τ " + (it == f.end() ? "" : it->second.geometry.tau.str()) +
+                               ", the design's τ is none: legal no entry for an undecomposed layer");
+    return;
+  }
+  require(it != f.end(),
+          at + "no factors, the design's τ is " + tau.str() + ": legal an entry for every decomposed layer");
+  const td::LayerGeometry& g = it->second.geometry;
+  require(g.tau == tau,
+          at + "factors for τ " + g.tau.str() + ", the design's τ is " + tau.str() + ": legal the same τ");
+  const td::LayerGeometry want = td::geometry(l, tau);
+  require(g == want, at + "factors for τ " + tau.str() + " shaped " + describe(g) + "; the layer under τ " + tau.str() +
+                         " is " + describe(want));
+}
+
+// The design's factors file, checked against every conv layer's τ.
+numerics::Decompositions load_design_factors(const arch::Design& d) {
+  const std::string file = d.factors_path();
+  numerics::Decompositions f = td::load_factors(file);
+  for (const auto& [name, entry] : f) {
+    const net::Layer* l = d.network.find(name);
+    require(l && l->kind == net::LayerKind::Conv2d, "factors file '" + file + "' of design '" + d.name + "': layer '" +
+                                                        name + "' is not a conv layer of network '" + d.network.name +
+                                                        "': legal only its conv layers");
+  }
+  for (const auto& l : d.network.layers)
+    if (l.kind == net::LayerKind::Conv2d) check_factors_entry(d, file, l, f);
+  return f;
+}
+
+}  // namespace
+
+numerics::QNetwork quantise(const arch::Design& design, std::uint64_t seed, const FunctionalData& data) {
+  const std::optional<arch::Design> loaded = with_weights(design);
+  const arch::Design& d = loaded ? *loaded : design;
+  // The trained factors when the design names them: decomposing their dense
+  // product again gives other factors (CPD) or other signs (SVD).
+  const numerics::Decompositions decomps = d.factors_spec.empty() ? decompose(d) : load_design_factors(d);
   if (data.calibration.n > 0) {
     const net::Shape& s = d.network.input_shape;
     require(data.calibration.c == s.c && data.calibration.h == s.h && data.calibration.w == s.w,

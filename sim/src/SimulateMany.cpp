@@ -72,6 +72,7 @@ nlohmann::json design_to_job(const arch::Design& design) {
   arch::Design d = design;
   d.network_spec = portable_spec(design.network_path());
   d.device_spec = portable_spec(design.device_spec);
+  if (!d.factors_spec.empty()) d.factors_spec = fs::absolute(design.factors_path()).lexically_normal().string();
   nlohmann::json j;
   j["design"] = arch::to_yaml(d);
   j["network"] = design.network.name;  // checked by the receiver: it read the same files

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "mixtd/arch/Design.h"
+#include "mixtd/net/Load.h"
 #include "mixtd/net/Zoo.h"
 #include "mixtd/support/AtomicFile.h"
 #include "mixtd/support/Error.h"
@@ -62,6 +63,45 @@ TEST(Design, YamlRoundTrip) {
   EXPECT_EQ(back.fifo_depths, d.fifo_depths);
   EXPECT_EQ(back.layers, d.layers);
   EXPECT_EQ(to_yaml(back), to_yaml(d));  // deterministic text
+}
+
+// `factors:` is a path relative to the design file, emitted only when set.
+TEST(Design, FactorsPathIsRelativeToTheDesignFile) {
+  const fs::path dir = scratch("with-factors");
+  fs::create_directories(dir / "ft");
+  mixtd::write_file_atomic(dir / "ft/trained.factors", "any bytes: the design only names the file");
+  Design d = make_design(mixtd::net::build_zoo("tiny"), "tiny", load_device("u250"), "u250");
+  EXPECT_EQ(to_yaml(d).find("factors"), std::string::npos);
+  d.factors_spec = "ft/trained.factors";
+  save_design(d, dir / "d.yaml");
+  const Design back = load_design(dir / "d.yaml");
+  EXPECT_EQ(back.factors_spec, "ft/trained.factors");
+  EXPECT_EQ(back.factors_path(), (dir / "ft/trained.factors").string());
+  EXPECT_EQ(to_yaml(back), to_yaml(d));
+  EXPECT_THAT(to_yaml(back), HasSubstr("\nfactors: ft/trained.factors\n"));
+}
+
+// What fine-tuning writes: the design on other weights, both files named
+// relative to the new design's folder.
+TEST(Design, SavedWithWeightsNamesBothFilesRelativeToItsFolder) {
+  const fs::path onnx = fs::path(MIXTD_FIXTURES_DIR) / "tiny.onnx";
+  const fs::path dir = scratch("with-weights");
+  fs::create_directories(dir / "ft");
+  fs::create_directories(dir / "out");
+  mixtd::write_file_atomic(dir / "ft/tiny.factors", "named only");
+  Design d = make_design(mixtd::net::load_network(onnx.string(), false), "elsewhere.onnx", load_device("u250"), "u250");
+  save_design_with_weights(d, dir / "out/d.yaml", onnx, dir / "ft/tiny.factors");
+  const Design back = load_design(dir / "out/d.yaml");
+  EXPECT_EQ(back.factors_spec, "../ft/tiny.factors");
+  EXPECT_EQ(fs::path(back.network_path()), onnx.lexically_normal());
+  EXPECT_TRUE(back.network.same_structure(d.network));
+  EXPECT_THROW(save_design_with_weights(d, dir / "x.yaml", dir / "net.bin", dir / "ft/tiny.factors"), mixtd::Error);
+}
+
+TEST(DesignErrors, AMissingFactorsFileNamesTheDesignAndThePath) {
+  const std::string msg = error_of("design: mine\nnetwork: tiny\nfactors: nowhere/x.factors\ndevice: u250\n");
+  EXPECT_THAT(msg, HasSubstr("bad.yaml:3: design 'mine': factors file 'nowhere/x.factors' not found"));
+  EXPECT_THAT(error_of("network: tiny\nfactors: [a]\ndevice: u250\n"), HasSubstr("'factors' must be a string"));
 }
 
 // weight_memory: one kind per layer, one per stage, or left out (auto).

@@ -1,15 +1,20 @@
 // FLOW.yaml (issue 23): every mistake is one line "FILE:LINE: …" naming the
 // key and the value, and what would be legal; the shipped flows and the
-// --help example load.
+// --help example load. The finetune step's final design names the factors.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
+#include "mixtd/arch/Design.h"
 #include "mixtd/flow/FlowConfig.h"
+#include "mixtd/flow/Runner.h"
 #include "mixtd/flow/Steps.h"
+#include "mixtd/net/Load.h"
 #include "mixtd/support/Error.h"
 
 namespace {
@@ -127,6 +132,88 @@ TEST(FlowConfig, PathsOfAFlowNamedRelativelyAreAbsolute) {
   EXPECT_EQ(fs::path(c.weights), abs / "w.onnx");
   EXPECT_EQ(c.dataset, "npy:" + (abs / "x.npy").string() + "," + (abs / "y.npy").string());
   fs::remove_all(dir());
+}
+
+// A fine-tuning flow's final design names the trained factors as well as
+// the fine-tuned network, and the steps that read it hash both contents.
+TEST(FlowSteps, TheFinalDesignNamesTheFineTunedFactors) {
+  flow::FlowConfig c;
+  c.network = "tiny";
+  c.device = "zc706";
+  c.dataset = "fmnist";
+  c.finetune_epochs = 1;
+  const auto steps = flow::plan_steps(c);
+  const flow::Step& ft = steps.at(2);
+  ASSERT_EQ(ft.name, "finetune");
+  const auto& args = ft.commands.at(0).args;
+  const auto at = std::find(args.begin(), args.end(), "--factors");
+  ASSERT_NE(at, args.end());
+  EXPECT_EQ(*(at + 1), "finetune/finetuned.factors");
+  EXPECT_NE(std::find(ft.outputs.begin(), ft.outputs.end(), "finetune/finetuned.factors"), ft.outputs.end());
+  EXPECT_EQ(steps.at(3).products, (std::vector<std::string>{"finetune/finetuned.onnx", "finetune/finetuned.factors"}));
+
+  // The in-process command on a flow folder where search and fine-tuning ran.
+  const fs::path root = dir() / "final";
+  fs::create_directories(root / "search");
+  fs::create_directories(root / "finetune");
+  const fs::path onnx = fs::path(MIXTD_FIXTURES_DIR) / "tiny.onnx";
+  fs::copy_file(onnx, root / "finetune/finetuned.onnx", fs::copy_options::overwrite_existing);
+  std::ofstream(root / "finetune/finetuned.factors") << "named only";
+  arch::Design best =
+      arch::make_design(net::load_network(onnx.string(), false), onnx.string(), arch::load_device("zc706"), "zc706");
+  arch::save_design(best, root / "search/best.yaml");
+  const auto write = std::find_if(ft.commands.begin(), ft.commands.end(), [](auto& k) { return bool(k.in_process); });
+  ASSERT_NE(write, ft.commands.end());
+  write->in_process(root);
+  const arch::Design final_design = arch::load_design(root / flow::kFinalDesign);
+  EXPECT_EQ(final_design.network_spec, "finetuned.onnx");
+  EXPECT_EQ(final_design.factors_spec, "finetuned.factors");
+  fs::remove_all(dir());
+}
+
+// A step's `products` (earlier steps' artefacts) are in its hash: when one
+// changes while the step that wrote it keeps its hash (as a --force rerun
+// of a fine-tune may), the step reruns; unchanged, it does not.
+TEST(FlowSteps, AStepRerunsWhenAnEarlierArtefactItHashesChanges) {
+  const fs::path root = dir() / "products";
+  int writes = 0, reads = 0;
+  flow::Step a, b;
+  a.name = "a";
+  a.commands.push_back({});
+  a.commands[0].tag = "write a/x.txt";
+  a.commands[0].in_process = [&](const fs::path& d) {
+    ++writes;
+    std::ofstream(d / "a/x.txt") << "trained";
+  };
+  a.outputs = {"a/x.txt"};
+  b.name = "b";
+  b.commands.push_back({});
+  b.commands[0].tag = "read a/x.txt";
+  b.commands[0].in_process = [&](const fs::path&) { ++reads; };
+  b.products = {"a/x.txt"};
+  flow::RunOptions o;
+  o.dir = root;
+  std::ostringstream out;
+  flow::run_steps({a, b}, o, out);
+  flow::run_steps({a, b}, o, out);
+  EXPECT_EQ(writes, 1);
+  EXPECT_EQ(reads, 1);
+  std::ofstream(root / "a/x.txt") << "trained again, otherwise";
+  flow::run_steps({a, b}, o, out);
+  EXPECT_EQ(writes, 1);
+  EXPECT_EQ(reads, 2);
+  fs::remove_all(dir());
+}
+
+// Without fine-tuning the final design is best.yaml as it is: no factors.
+TEST(FlowSteps, WithoutFineTuningNoFactorsAreNamedOrHashed) {
+  flow::FlowConfig c;
+  c.network = "tiny";
+  c.device = "zc706";
+  const auto steps = flow::plan_steps(c);
+  EXPECT_TRUE(steps.at(3).products.empty());
+  for (const auto& k : steps.at(2).commands)
+    EXPECT_EQ(std::find(k.args.begin(), k.args.end(), "--factors"), k.args.end());
 }
 
 }  // namespace

@@ -58,6 +58,9 @@ struct Scratch {
     const auto at = text.find("fifo_depth: ");
     text.insert(text.find('\n', at) + 1, "fifo_depths: {\"conv1/stage0->add1\": 1}\n");
     std::ofstream(deadlock) << text;
+    text = read_text(base);
+    text.insert(text.find("\ndevice:") + 1, "factors: gone.factors\n");
+    std::ofstream(dir / "no-factors.yaml") << text;
   }
   ~Scratch() {
     std::error_code ec;
@@ -117,6 +120,17 @@ TEST(BadInput, EveryReproductionIsOneLineAndWritesNothing) {
       {"finetune tiny -o " + out.string() + " --max-images -3", 2, "finetune: --max-images -3: legal 0 .. 1000000000",
        out},
       {"finetune tiny -o " + out.string() + " --progress -1", 2, "finetune: --progress -1: legal 0 .. 1000000000", out},
+      // The fine-tuned design names the factors file, so it needs one, and a design to start from.
+      {"finetune tiny -o " + out.string() + " --design-out " + (s.dir / "ft.yaml").string(), 2,
+       "finetune: --design-out requires --factors", out},
+      {"finetune tiny -o " + out.string() + " --factors " + (s.dir / "ft.factors").string() + " --design-out " +
+           (s.dir / "ft.yaml").string(),
+       1, "--design-out: 'tiny' is not a design.yaml", out},
+      {"finetune tiny -o " + out.string() + " --factors " + folder, 1, "--factors " + folder + ": is a folder", out},
+      {"simulate " + s.dir.string() + "/no-factors.yaml --functional",
+       1,
+       "design 'tiny': factors file '" + (s.dir / "gone.factors").string() + "' not found",
+       {}},
       {"predictor train x.csv -o " + out.string() + " --mtry 99999999999", 2,
        "predictor train: --mtry 99999999999: too large or not a whole number", out},
       // 2. Non-finite numbers, on a flag with a range and on one without.

@@ -22,13 +22,14 @@
 
 namespace mixtd::cli {
 
-namespace {
-
+// Shared with cmd_finetune.cpp.
 bool is_design_file(const std::string& path) {
   if (!(path.ends_with(".yaml") || path.ends_with(".yml"))) return false;
   const std::string text = read_file(path);
   return text.starts_with("design:") || text.find("\ndesign:") != std::string::npos;
 }
+
+namespace {
 
 // The network of `shape` carrying the weights of `onnx`; every layer must fit.
 net::Network with_weights(const net::Network& shape, const std::string& onnx) {

@@ -6,15 +6,35 @@
 #include "Commands.h"
 #include "DataOptions.h"
 #include "Table.h"
+#include "mixtd/arch/Design.h"
 #include "mixtd/net/Onnx.h"
 #include "mixtd/nn/Data.h"
 #include "mixtd/nn/Model.h"
 #include "mixtd/support/Error.h"
 #include "mixtd/support/OutputPath.h"
+#include "mixtd/td/Factors.h"
 
 namespace mixtd::cli {
 
 void load_for_accuracy(const std::string& spec, const std::string& weights, net::Network& net, nn::Taus& taus);
+bool is_design_file(const std::string& path);
+
+namespace {
+
+// --factors and --design-out: the trained factors as they are, and the
+// input design naming the written network and them, so that the hardware
+// models compute with these values rather than a new decomposition.
+void write_factors(const std::string& spec, const std::string& onnx, const std::string& factors,
+                   const std::string& design_out, const nn::Model& m) {
+  if (factors.empty()) return;
+  td::save_factors(factors, m.decompositions());
+  std::cout << "wrote " << factors << "\n";
+  if (design_out.empty()) return;
+  arch::save_design_with_weights(arch::load_design(spec), design_out, onnx, factors);
+  std::cout << "wrote " << design_out << "\n";
+}
+
+}  // namespace
 
 Run add_finetune(CLI::App& app) {
   auto* cmd = app.add_subcommand("finetune", "Fine-tune a design's decomposed BFP8 network on a data set");
@@ -26,12 +46,16 @@ Run add_finetune(CLI::App& app) {
     std::uint64_t seed = 0;
     int threads = 2;
     bool flt = false;
+    std::string factors, design_out;
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("DESIGN_OR_NET", a->spec, "design.yaml (τ per layer) or a network")->required();
   cmd->add_option("--weights", a->weights, "trained weights (.onnx) for the design's network");
   cmd->add_option("-o,--output", a->out, "fine-tuned network (.onnx, dense weights = the factors' product)")
       ->required();
+  auto* factors = cmd->add_option("--factors", a->factors, "also write the trained factors (.factors, exactly)");
+  cmd->add_option("--design-out", a->design_out, "also write the input design on the -o network and --factors (.yaml)")
+      ->needs(factors);
   cmd->add_option("--epochs", a->epochs, "epochs")->capture_default_str()->check(in_range(1, 100000));
   cmd->add_option("--max-images", a->max_images, "train on only the first N (shuffled) train images (0: all)")
       ->capture_default_str()
@@ -54,13 +78,24 @@ Run add_finetune(CLI::App& app) {
   cmd->footer(
       "The stage factors (and biases) are the trained parameters; BFP8 activation exponents stay\n"
       "those calibrated before training, weight exponents follow the weights. The output ONNX\n"
-      "holds each decomposed layer as the dense product of its factors: decomposing it again with\n"
-      "the same SVD τ gives the same layer (CPD: approximately).\n\n"
+      "holds each decomposed layer as the dense product of its factors, and decomposing that again\n"
+      "does not give them back (CPD finds other, approximate factors; SVD the product up to signs).\n"
+      "--factors writes the factors themselves and --design-out the input design naming the ONNX\n"
+      "and them (`factors:`, docs/design-yaml.md): simulate, gen-rtl, cosim and package then\n"
+      "compute with exactly the trained weights (their activation exponents they calibrate anew:\n"
+      "docs/accuracy.md, \"Fine-tuned factors\").\n\n"
       "Example:\n"
       "  mixtd finetune configs/designs/fmnist-medium.yaml --weights configs/networks/resnet18-fmnist-w0.25.onnx \\\n"
-      "      --epochs 1 -o /tmp/medium-ft.onnx");
+      "      --epochs 1 -o /tmp/medium-ft.onnx --factors /tmp/medium-ft.factors --design-out /tmp/medium-ft.yaml");
   return [a] {
     check_output_file(a->out, "--output");
+    if (!a->factors.empty()) check_output_file(a->factors, "--factors");
+    if (!a->design_out.empty()) {
+      check_output_file(a->design_out, "--design-out");
+      require(is_design_file(a->spec),
+              "--design-out: '" + a->spec + "' is not a design.yaml (a network has no τ to keep)");
+      require(a->out.ends_with(".onnx"), "--design-out names -o '" + a->out + "' as its network: legal an .onnx");
+    }
     net::Network n;
     nn::Taus taus;
     load_for_accuracy(a->spec, a->weights, n, taus);
@@ -95,6 +130,7 @@ Run add_finetune(CLI::App& app) {
     m.train(*train, o);
     const double after_batch = m.accuracy(split.search, 0, 128, 128), after = m.accuracy(split.test);
     net::save_onnx(m.to_network(), a->out);
+    write_factors(a->spec, a->out, a->factors, a->design_out, m);
     // The written network, decomposed again as the design says.
     nn::AccuracyOracle reload(m.to_network(), split.search, oo);
     const double again = reload.build(taus).accuracy(split.test);

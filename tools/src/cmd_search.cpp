@@ -34,6 +34,7 @@
 #include "mixtd/support/Error.h"
 #include "mixtd/support/OutputPath.h"
 #include "mixtd/support/Rng.h"
+#include "mixtd/td/Factors.h"
 
 namespace mixtd::cli {
 
@@ -575,6 +576,10 @@ Run add_search(CLI::App& app) {
           m.train(*train, to);
           const double after = m.accuracy(data->test);
           net::save_onnx(m.to_network(), out / "best-finetuned.onnx");
+          // The trained factors exactly, and best.yaml on both (sim::quantise uses them).
+          td::save_factors(out / "best-finetuned.factors", m.decompositions());
+          arch::save_design_with_weights(r.best_design, out / "best-finetuned.yaml", out / "best-finetuned.onnx",
+                                         out / "best-finetuned.factors");
           final_json["test_top1_after_finetune"] = after;
           final_json["finetune"] = {{"epochs", a->finetune_epochs},
                                     {"images", train->size()},
@@ -582,7 +587,7 @@ Run add_search(CLI::App& app) {
                                     {"distill_alpha", a->finetune_alpha},
                                     {"distill_temperature", a->finetune_temperature}};
           std::cout << ", " << fixed(100 * after, 2) << "% after " << a->finetune_epochs
-                    << " epoch(s) of fine-tuning (best-finetuned.onnx)";
+                    << " epoch(s) of fine-tuning (best-finetuned.onnx, .factors, .yaml)";
         }
         std::cout << "\n";
       }

@@ -78,6 +78,18 @@ std::string resolve(const std::string& spec, const fs::path& base) {
   return p.is_absolute() ? spec : (base / p).lexically_normal().string();
 }
 
+// `factors: FILE`, relative to the design file like the network; the file
+// must be there (its contents are read by whoever computes with them).
+void parse_factors(const Ctx& c, const YAML::Node& n, const fs::path& base, Design& d) {
+  d.factors_spec = as_string(c, n, "'factors'");
+  const fs::path p(d.factors_spec);
+  d.factors_file = p.is_absolute() ? d.factors_spec : (base / p).lexically_normal().string();
+  std::error_code ec;  // a name the file system refuses is "not found" too
+  if (!fs::is_regular_file(d.factors_file, ec))
+    throw Error(c.at(n) + "design '" + d.name + "': factors file '" + d.factors_file + "' not found ('factors: " +
+                d.factors_spec + "' is relative to the design file's folder; `mixtd finetune --factors` writes one)");
+}
+
 td::Tau parse_tau(const Ctx& c, const YAML::Node& n, const std::string& who) {
   td::Tau t;
   if (n.IsScalar()) {
@@ -195,14 +207,15 @@ Design parse_design(const std::string& text, const std::string& source, const fs
     throw Error(source + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax error: " + e.msg);
   }
   if (!root.IsMap()) throw Error(source + ":1: a design is a mapping (network, device, layers, ...)");
-  static const std::set<std::string> keys = {"design", "network",    "device",      "clock_mhz", "budget",
-                                             "bits",   "fifo_depth", "fifo_depths", "layers"};
+  static const std::set<std::string> keys = {"design", "network", "factors",    "device",      "clock_mhz",
+                                             "budget", "bits",    "fifo_depth", "fifo_depths", "layers"};
   refuse_duplicate_keys(root, source);
   for (const auto& kv : root) {
     const std::string k = kv.first.as<std::string>();
     if (!keys.count(k))
       throw Error(c.at(kv.first) + "unknown key '" + k +
-                  "' (legal: design, network, device, clock_mhz, budget, bits, fifo_depth, fifo_depths, layers)");
+                  "' (legal: design, network, factors, device, clock_mhz, budget, bits, fifo_depth, fifo_depths, "
+                  "layers)");
   }
   if (!root["network"]) throw Error(source + ":1: missing 'network' (a zoo name or a .yaml/.onnx path)");
   if (!root["device"]) throw Error(source + ":1: missing 'device' (e.g. u250, or a device .yaml)");
@@ -223,6 +236,7 @@ Design parse_design(const std::string& text, const std::string& source, const fs
   Design d = make_design(std::move(network), net_spec, std::move(device), dev_spec);
   d.network_file = resolve(net_spec, base);
   d.name = root["design"] ? as_string(c, root["design"], "'design'") : d.network.name;
+  if (const auto f = root["factors"]) parse_factors(c, f, base, d);
   if (root["clock_mhz"]) {
     d.clock_mhz = as_double(c, root["clock_mhz"], "'clock_mhz'");
     if (!(d.clock_mhz >= kMinClockMhz && d.clock_mhz <= kMaxClockMhz))
@@ -319,6 +333,7 @@ std::string to_yaml(const Design& d) {
   e << YAML::BeginMap;
   e << YAML::Key << "design" << YAML::Value << d.name;
   e << YAML::Key << "network" << YAML::Value << d.network_spec;
+  if (!d.factors_spec.empty()) e << YAML::Key << "factors" << YAML::Value << d.factors_spec;
   e << YAML::Key << "device" << YAML::Value << d.device_spec;
   e << YAML::Key << "clock_mhz" << YAML::Value << d.clock_mhz;
   e << YAML::Key << "budget" << YAML::Value << d.budget;
@@ -373,5 +388,20 @@ std::string to_yaml(const Design& d) {
 }
 
 void save_design(const Design& d, const fs::path& path) { write_file_atomic(path, to_yaml(d)); }
+
+void save_design_with_weights(Design d, const fs::path& path, const fs::path& network, const fs::path& factors) {
+  const std::string net = network.string(), ext = network.extension().string();
+  require(ext == ".onnx" || ext == ".yaml" || ext == ".yml",
+          "'" + net + "': a design names its network by an .onnx or .yaml path, no other is read as a file");
+  const fs::path dir = fs::absolute(path).lexically_normal().parent_path();
+  auto from_dir = [&](const fs::path& p) {
+    return fs::absolute(p).lexically_normal().lexically_relative(dir).string();
+  };
+  d.network_spec = from_dir(network);
+  d.network_file = fs::absolute(network).lexically_normal().string();
+  d.factors_spec = from_dir(factors);
+  d.factors_file = fs::absolute(factors).lexically_normal().string();
+  save_design(d, path);
+}
 
 }  // namespace mixtd::arch

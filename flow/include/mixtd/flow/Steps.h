@@ -26,10 +26,11 @@ struct Command {
 struct Step {
   std::string name;
   std::vector<Command> commands;
-  std::vector<std::string> outputs;  // relative to the flow folder; all must exist afterwards
-  std::vector<std::string> inputs;   // user files (absolute) whose contents the hash covers
-  bool resumable = false;            // keeps its folder across an interrupted attempt (search, train)
-  bool skipped = false;              // nothing to do in this flow (e.g. cosim with 0 frames)
+  std::vector<std::string> outputs;   // relative to the flow folder; all must exist afterwards
+  std::vector<std::string> inputs;    // user files (absolute) whose contents the hash covers
+  std::vector<std::string> products;  // earlier steps' artefacts (relative) whose contents it covers too
+  bool resumable = false;             // keeps its folder across an interrupted attempt (search, train)
+  bool skipped = false;               // nothing to do in this flow (e.g. cosim with 0 frames)
   std::string skip_reason;
   // One line from the step's artefacts, for the terminal and the report.
   std::function<std::string(const std::filesystem::path& flow_dir)> summarise;

@@ -27,6 +27,9 @@ struct FunctionalData {
 // The design's network in BFP8: its decomposed layers, its weights (the
 // network file's, or a zoo network's seeded ones), calibrated on
 // `data.calibration`, or on 8 normal images from `seed` if that is empty.
+// The decomposed layers' stage weights and biases are the design's factors
+// file's when it names one (each entry's τ and geometry checked against
+// the design's), else the dense weights decomposed by τ.
 numerics::QNetwork quantise(const arch::Design& design, std::uint64_t seed, const FunctionalData& data = {});
 
 // The weights of stage `m` (one chunk's QStage) in the order the hardware

@@ -63,7 +63,13 @@ struct Design {
   std::string network_path() const { return network_file.empty() ? network_spec : network_file; }
   std::string network_file;  // set by load_design/parse_design; "" = network_spec
   net::Network network;      // loaded from network_spec, shapes inferred
-  std::string device_spec;   // device name or path
+  // Optional `factors:` (docs/design-yaml.md): the trained factors of the
+  // decomposed layers (td::load_factors), which the data-carrying models use
+  // instead of decomposing the network's weights again. "" = none.
+  std::string factors_spec;  // the path as written in design.yaml
+  std::string factors_file;  // set by load_design/parse_design; "" = factors_spec
+  std::string factors_path() const { return factors_file.empty() ? factors_spec : factors_file; }
+  std::string device_spec;  // device name or path
   Device device;
   double clock_mhz = 200.0;
   double budget = 0.9;  // fraction of the device the solver may use
@@ -100,5 +106,12 @@ Design parse_design(const std::string& text, const std::string& source, const st
 Design load_design(const std::filesystem::path& path);
 std::string to_yaml(const Design& d);
 void save_design(const Design& d, const std::filesystem::path& path);
+
+// `d` computing with fine-tuned weights: its τ and ψ, its network `network`
+// (an .onnx or .yaml of the same structure) and its factors `factors`
+// (td::save_factors), saved to `path` with both named relative to its
+// folder (what `mixtd finetune --design-out`, the search and the flow write).
+void save_design_with_weights(Design d, const std::filesystem::path& path, const std::filesystem::path& network,
+                              const std::filesystem::path& factors);
 
 }  // namespace mixtd::arch

@@ -31,28 +31,30 @@ struct StageShape {
   std::string role;  // "conv", "svd.1", "svd.2", "cpd.1" ... "cpd.4"
   std::int64_t in_ch = 0, out_ch = 0;
   std::int64_t kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0;
-  bool depthwise = false;  // in_ch == out_ch == groups: one kh x kw filter per channel
-  std::int64_t groups = 1; // conv groups: 1 dense, in_ch depthwise (an undecomposed grouped conv: anything between)
-  net::Shape in;           // activation shapes at this stage (per chunk)
+  bool depthwise = false;   // in_ch == out_ch == groups: one kh x kw filter per channel
+  std::int64_t groups = 1;  // conv groups: 1 dense, in_ch depthwise (an undecomposed grouped conv: anything between)
+  net::Shape in;            // activation shapes at this stage (per chunk)
   net::Shape out;
 
   std::int64_t in_per_group() const { return in_ch / groups; }
   std::int64_t weight_count() const { return out_ch * in_per_group() * kh * kw; }
   std::int64_t macs() const { return out.h * out.w * weight_count(); }
+  bool operator==(const StageShape&) const = default;
 };
 
 struct LayerGeometry {
   Tau tau;
-  std::int64_t n = 0, c = 0;  // the layer's output / input channels
+  std::int64_t n = 0, c = 0;                 // the layer's output / input channels
   std::int64_t chunk_out = 0, chunk_in = 0;  // N/g1, C/g2
   bool bias = true;                          // the layer has a bias (added once per output channel)
-  std::vector<StageShape> stages;  // the chain of one chunk (all chunks alike)
+  std::vector<StageShape> stages;            // the chain of one chunk (all chunks alike)
 
   std::int64_t chunks() const { return tau.g1 * tau.g2; }
-  std::int64_t params_per_chunk() const;   // weights only
+  std::int64_t params_per_chunk() const;  // weights only
   std::int64_t macs_per_chunk() const;
   std::int64_t params() const { return chunks() * params_per_chunk() + (bias ? n : 0); }
   std::int64_t macs() const { return chunks() * macs_per_chunk(); }
+  bool operator==(const LayerGeometry&) const = default;
 };
 
 // Throws mixtd::Error naming the layer, the offending value and the legal
