@@ -4,6 +4,7 @@
 #include <cmath>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "CliChecks.h"
 #include "Commands.h"
@@ -19,6 +20,7 @@
 #include "mixtd/support/AtomicFile.h"
 #include "mixtd/support/Error.h"
 #include "mixtd/support/OutputPath.h"
+#include "mixtd/td/Factors.h"
 
 namespace mixtd::cli {
 
@@ -67,6 +69,14 @@ void load_for_accuracy(const std::string& spec, const std::string& weights, net:
     net = weights.empty() ? net::load_network(spec, true) : with_weights(net::load_network(spec, false), weights);
   }
   net.fold_batchnorm();
+}
+
+// Shared with cmd_finetune.cpp: the factors a design.yaml names (`factors:`), if any.
+std::optional<td::FactorsMap> design_factors(const std::string& spec) {
+  if (!is_design_file(spec)) return std::nullopt;
+  const arch::Design d = arch::load_design(spec);
+  if (d.factors_spec.empty()) return std::nullopt;
+  return td::load_factors(d.factors_path());
 }
 
 Run add_accuracy(CLI::App& app) {
@@ -123,7 +133,8 @@ Run add_accuracy(CLI::App& app) {
     oo.calibration = a->calib;
     oo.quantize = !a->flt;
     nn::AccuracyOracle oracle(n, split.search, oo);
-    oracle.cache().decompose(taus);  // SVDs once, not in the timed query
+    if (auto f = design_factors(a->spec)) oracle.set_factors(std::move(*f));
+    oracle.decompose(taus);  // SVDs once, not in the timed query
     const auto t0 = std::chrono::steady_clock::now();
     double acc = 0;
     if (a->full) {

@@ -1,6 +1,7 @@
 // mixtd finetune — fine-tune the decomposed, BFP8 network of a design
 // (straight-through fake-quant) and write its weights.
 #include <iostream>
+#include <optional>
 
 #include "CliChecks.h"
 #include "Commands.h"
@@ -18,6 +19,7 @@ namespace mixtd::cli {
 
 void load_for_accuracy(const std::string& spec, const std::string& weights, net::Network& net, nn::Taus& taus);
 bool is_design_file(const std::string& path);
+std::optional<td::FactorsMap> design_factors(const std::string& spec);
 
 namespace {
 
@@ -46,7 +48,9 @@ Run add_finetune(CLI::App& app) {
     std::uint64_t seed = 0;
     int threads = 2;
     bool flt = false;
-    std::string factors, design_out;
+    std::string factors, design_out, correction = "scale", checkpoint;
+    double alpha = 0.9, temperature = 4;
+    bool resume = false;
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("DESIGN_OR_NET", a->spec, "design.yaml (τ per layer) or a network")->required();
@@ -75,6 +79,20 @@ Run add_finetune(CLI::App& app) {
       ->check(in_range(std::int64_t{1}, std::int64_t{100000}));
   add_dataset_options(cmd, a->data, "the data set fine-tuned on");
   cmd->add_flag("--float", a->flt, "fine-tune the float decomposed network (no fake-quant)");
+  cmd->add_option("--alpha", a->alpha,
+                  "weight of the distillation term: KL to the undecomposed network's soft outputs at "
+                  "--temperature (0: plain cross-entropy)")
+      ->capture_default_str()
+      ->check(in_range(0.0, 1.0));
+  cmd->add_option("--temperature", a->temperature, "distillation temperature")
+      ->capture_default_str()
+      ->check(in_range(0.1, 100.0));
+  cmd->add_option("--correction", a->correction,
+                  "statistics correction of the decomposed layers before training (none | bias | scale; "
+                  "the search's, docs/search.md); a design that names its factors starts from those")
+      ->capture_default_str();
+  auto* ckpt = cmd->add_option("--checkpoint", a->checkpoint, "write the training state here after every epoch");
+  cmd->add_flag("--resume", a->resume, "continue from --checkpoint")->needs(ckpt);
   cmd->footer(
       "The stage factors (and biases) are the trained parameters; BFP8 activation exponents stay\n"
       "those calibrated before training, weight exponents follow the weights. The output ONNX\n"
@@ -104,11 +122,13 @@ Run add_finetune(CLI::App& app) {
     nn::OracleOptions oo;
     oo.calibration = a->calib;
     oo.quantize = !a->flt;
+    oo.correction = nn::parse_stats_correction(a->correction);
     nn::AccuracyOracle oracle(n, split.search, oo);
+    if (auto f = design_factors(a->spec)) oracle.set_factors(std::move(*f));
     nn::Model m = oracle.build(taus);
-    const double before_batch = m.accuracy(split.search, 0, 128, 128), before = m.accuracy(split.test);
-    std::cerr << "before: search batch 0 " << fixed(100 * before_batch, 2) << "%, test " << fixed(100 * before, 2)
-              << "%" << std::endl;
+    const double before_val = m.accuracy(split.validation), before = m.accuracy(split.test);
+    std::cerr << "before: validation " << fixed(100 * before_val, 2) << "%, test " << fixed(100 * before, 2) << "%"
+              << std::endl;
     nn::TrainOptions o;
     o.epochs = a->epochs;
     o.batch = a->batch;
@@ -119,6 +139,10 @@ Run add_finetune(CLI::App& app) {
     o.seed = a->seed;
     o.threads = a->threads;
     o.progress_every = a->progress;
+    o.checkpoint = a->checkpoint;
+    o.resume = a->resume;
+    nn::Model teacher = oracle.teacher();
+    if (a->alpha > 0) o.distill = {&teacher, a->temperature, a->alpha};
     const nn::Dataset* train = &split.train;
     nn::Dataset part;
     if (a->max_images > 0 && a->max_images < split.train.size()) {
@@ -128,16 +152,18 @@ Run add_finetune(CLI::App& app) {
       train = &part;
     }
     m.train(*train, o);
-    const double after_batch = m.accuracy(split.search, 0, 128, 128), after = m.accuracy(split.test);
+    const double after_val = m.accuracy(split.validation), after = m.accuracy(split.test);
     net::save_onnx(m.to_network(), a->out);
     write_factors(a->spec, a->out, a->factors, a->design_out, m);
     // The written network, decomposed again as the design says.
-    nn::AccuracyOracle reload(m.to_network(), split.search, oo);
+    nn::OracleOptions plain = oo;
+    plain.correction = nn::StatsCorrection::None;
+    nn::AccuracyOracle reload(m.to_network(), split.search, plain);
     const double again = reload.build(taus).accuracy(split.test);
     std::cout << "wrote " << a->out << "\n"
-              << "                 search batch 0   test\n"
-              << "before           " << fixed(100 * before_batch, 2) << "%          " << fixed(100 * before, 2) << "%\n"
-              << "after            " << fixed(100 * after_batch, 2) << "%          " << fixed(100 * after, 2) << "%\n"
+              << "                 validation       test\n"
+              << "before           " << fixed(100 * before_val, 2) << "%           " << fixed(100 * before, 2) << "%\n"
+              << "after            " << fixed(100 * after_val, 2) << "%           " << fixed(100 * after, 2) << "%\n"
               << "re-decomposed    "
               << "                 " << fixed(100 * again, 2)
               << "%  (the written ONNX, decomposed and calibrated again)\n";

@@ -51,6 +51,10 @@ class TopOneSource : public search::AccuracySource {
       : oracle_(std::move(net), std::move(search), o), fixed_(fixed) {}
   double query(const search::Taus& taus, std::int64_t batch) override { return oracle_.query(taus, batch); }
   std::int64_t batches() const override { return fixed_ ? 1 : oracle_.search().size() / oracle_.options().batch; }
+  td::FactorsMap factors(const search::Taus& taus) override {
+    if (oracle_.options().correction == nn::StatsCorrection::None) return {};
+    return oracle_.decompose(taus);
+  }
   nn::AccuracyOracle& oracle() { return oracle_; }
 
  private:
@@ -253,7 +257,7 @@ Run add_search(CLI::App& app) {
   struct Args {
     std::string net, weights, query_cache, device, out, accuracy = "top1", oracle = "forest", types = "mixed",
                                                         groups = "paper", strategy = "evolution", fitness = "teacher",
-                                                        correction = "bias";
+                                                        correction = "scale";
     std::int64_t eval_images = 1024;
     nn::DataConfig data;
     search::SearchOptions o;

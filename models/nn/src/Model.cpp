@@ -966,7 +966,24 @@ numerics::QNetwork quantize_from_stats(const net::Network& net, const numerics::
   return numerics::quantize_network(net, decomps, stats);
 }
 
+void AccuracyOracle::set_factors(numerics::Decompositions factors) {
+  factors_ = std::move(factors);
+  prefix_.clear();
+}
+
 numerics::Decompositions AccuracyOracle::decompose(const Taus& taus) {
+  if (factors_) {
+    numerics::Decompositions d;
+    for (const auto& [name, tau] : taus) {
+      if (!tau.decomposed()) continue;
+      const auto it = factors_->find(name);
+      require(it != factors_->end() && it->second.geometry.tau == tau,
+              "layer '" + name + "' is " + tau.str() + " here, its factors are " +
+                  (it == factors_->end() ? std::string("absent") : it->second.geometry.tau.str()));
+      d.emplace(name, it->second);
+    }
+    return d;
+  }
   numerics::Decompositions d = cache_->decompose(taus);
   if (options_.correction == StatsCorrection::None || d.empty()) return d;
   if (teacher_stats_.empty()) teacher_stats_ = Model(cache_->network()).channel_stats(correction_images_);

@@ -68,6 +68,9 @@ class Engine {
   void run_greedy();
   void run_uniform();
   void finish(SearchResult& r);
+  // Writes the accuracy source's factors of g (if it has its own) to `file`
+  // and names them in d (`factors:`, relative to d's folder).
+  void attach_factors(arch::Design& d, const Genome& g, const std::filesystem::path& file);
 
   // Gates, in waves: every draw of a wave gets gates 1–2, then one parallel
   // SystemC call for those the gate needs simulated, then the throughput gate

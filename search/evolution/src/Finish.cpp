@@ -9,6 +9,7 @@
 #include "Records.h"
 #include "mixtd/support/AtomicFile.h"
 #include "mixtd/support/Error.h"
+#include "mixtd/td/Factors.h"
 
 namespace mixtd::search {
 
@@ -153,6 +154,14 @@ json member_summary(const SearchSpace& space, const Member& m, const HardwareEva
 
 }  // namespace
 
+void Engine::attach_factors(arch::Design& d, const Genome& g, const std::filesystem::path& file) {
+  const td::FactorsMap f = acc_.factors(space_.taus(g));
+  if (f.empty()) return;
+  td::save_factors(file, f);
+  d.factors_spec = file.filename().string();
+  d.factors_file = file.string();
+}
+
 void Engine::finish(SearchResult& r) {
   r.stop_reason = st_.stop_reason;
   r.generations = st_.generation + 1;
@@ -206,6 +215,7 @@ void Engine::finish(SearchResult& r) {
       d.name = "pareto-" + std::to_string(++n);
       char name[32];
       std::snprintf(name, sizeof name, "%02d.yaml", n);
+      attach_factors(d, m.genome, out_ / "pareto" / (std::string(name, 2) + ".factors"));
       arch::save_design(d, out_ / "pareto" / name);
       r.pareto.push_back(m);
       r.pareto_designs.push_back(d);
@@ -303,6 +313,7 @@ void Engine::finish(SearchResult& r) {
       r.best_design = d;
       const arch::Report rep = arch::analyse(d);
       if (r.best_utilisation == 0) r.best_utilisation = rep.total.max_utilisation(rep.available);
+      attach_factors(d, r.best.genome, out_ / "best.factors");
       arch::save_design(d, out_ / "best.yaml");
       json b = member_summary(space_, r.best, e);
       b["file"] = "best.yaml";

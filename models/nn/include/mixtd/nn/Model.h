@@ -31,6 +31,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -265,6 +266,10 @@ class AccuracyOracle {
   // The decomposed layers a query runs: td's factors, corrected as the
   // options say (what the hardware must carry to match the query).
   numerics::Decompositions decompose(const Taus& taus);
+  // A design's own factors (its `factors:` file, fine-tuned or corrected):
+  // from now on decompose() returns these, no decomposition and no
+  // correction; a τ they do not hold is an error naming the layer.
+  void set_factors(numerics::Decompositions factors);
   // The model a query runs (decomposed, quantised unless options say not).
   Model build(const Taus& taus);
   // The undecomposed float network (the teacher).
@@ -289,6 +294,7 @@ class AccuracyOracle {
   OracleOptions options_;
   numerics::FloatTensor calib_, correction_images_;
   LayerStats teacher_stats_;  // of the correction images, once
+  std::optional<numerics::Decompositions> factors_;
   std::map<std::int64_t, numerics::FloatTensor> teacher_logits_;
   PrefixCache prefix_;
 };

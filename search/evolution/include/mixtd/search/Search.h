@@ -34,6 +34,7 @@
 #include "mixtd/search/Evaluation.h"
 #include "mixtd/search/RandomForest.h"
 #include "mixtd/search/SearchSpace.h"
+#include "mixtd/td/Factors.h"
 
 namespace mixtd::search {
 
@@ -44,6 +45,11 @@ class AccuracySource {
   virtual ~AccuracySource() = default;
   virtual double query(const Taus& taus, std::int64_t batch) = 0;
   virtual std::int64_t batches() const = 0;  // distinct batch indices
+  // The decomposed layers a query of `taus` runs, when they are not td's
+  // plain decomposition (the statistics correction changes them): every
+  // design the search writes carries them (best.factors, `factors:`), so
+  // the hardware models compute what was scored. Empty: td's own.
+  virtual td::FactorsMap factors(const Taus& /*taus*/) { return {}; }
 };
 
 // SystemC simulation of solved designs (batch-1 FPS etc.), in any order and
