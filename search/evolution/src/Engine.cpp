@@ -151,6 +151,14 @@ double Engine::forest_fps(const Genome& g) {
 }
 
 std::vector<Outcome> Engine::evaluate_wave(std::vector<Outcome> draws, std::int64_t batch, std::int64_t g) {
+  draws = hardware_gates(std::move(draws), g);
+  accuracy_gate(draws, batch);
+  for (const auto& d : draws)
+    if (!d.valid) note_violation(d);
+  return draws;
+}
+
+std::vector<Outcome> Engine::hardware_gates(std::vector<Outcome> draws, std::int64_t g) {
   const double target = o_.target_fps;
   const double macs_target = o_.pareto ? 0 : target;
   std::vector<Genome> to_sim;
@@ -205,10 +213,14 @@ std::vector<Outcome> Engine::evaluate_wave(std::vector<Outcome> draws, std::int6
       continue;
     }
     d.violation = violation(d.fps_oracle);
-    if (!o_.pareto && d.violation > 0) {
-      d.status = "rejected: fps";
-      continue;
-    }
+    if (!o_.pareto && d.violation > 0) d.status = "rejected: fps";
+  }
+  return draws;
+}
+
+void Engine::accuracy_gate(std::vector<Outcome>& draws, std::int64_t batch) {
+  for (Outcome& d : draws) {
+    if (!d.status.empty()) continue;
     d.accuracy = accuracy(d.genome, batch, &d.t_acc);
     if (d.accuracy < o_.min_accuracy) {
       d.status = "rejected: accuracy floor";
@@ -217,9 +229,6 @@ std::vector<Outcome> Engine::evaluate_wave(std::vector<Outcome> draws, std::int6
     d.valid = true;
     d.status = "valid";
   }
-  for (const auto& d : draws)
-    if (!d.valid) note_violation(d);
-  return draws;
 }
 
 void Engine::note_violation(const Outcome& o) {

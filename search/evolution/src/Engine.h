@@ -67,12 +67,22 @@ class Engine {
   void generation(std::int64_t g);
   void run_greedy();
   void run_uniform();
+  // The baselines' pieces, shared with the seeded start.
+  double greedy_base();  // undecomposed top-1 the greedy's sensitivities are measured against
+  Outcome greedy_gate(const Genome& state, std::int64_t g, bool verify_in_systemc);
+  std::optional<Genome> greedy_move(const Genome& state);  // none: every layer at its smallest
+  std::vector<Outcome> uniform_wave(std::int64_t g);       // evaluated, not logged
   void finish(SearchResult& r);
 
   // Gates, in waves: every draw of a wave gets gates 1–2, then one parallel
   // SystemC call for those the gate needs simulated, then the throughput gate
   // and accuracy in draw order.
   std::vector<Outcome> evaluate_wave(std::vector<Outcome> draws, std::int64_t batch, std::int64_t g);
+  // Gates 1–3 of a wave; a draw that passed them has an empty status (it
+  // awaits the accuracy gate). --pareto: the FPS gate only sets the violation.
+  std::vector<Outcome> hardware_gates(std::vector<Outcome> draws, std::int64_t g);
+  // Gate 4 for the draws with an empty status, in draw order.
+  void accuracy_gate(std::vector<Outcome>& draws, std::int64_t batch);
   double accuracy(const Genome& g, std::int64_t batch, double* seconds = nullptr);  // memoised
   bool budget_left() const { return o_.max_queries <= 0 || st_.queries < o_.max_queries; }
   bool sim_gate(std::int64_t g) const;
