@@ -89,6 +89,20 @@ class FakeSimulator : public search::Simulator {
   }
 };
 
+// ‖W − Ŵ‖/‖W‖ stand-in: falls with the rank, CPD and the spatial SVD a little
+// worse, a fixed per-(layer, τ) wobble; deterministic.
+class FakeErrors : public search::ReconstructionErrors {
+ public:
+  std::int64_t calls = 0, kill_at = 0;
+  double relative_error(const std::string& layer, const td::Tau& t) override {
+    if (++calls == kill_at) ::raise(SIGKILL);
+    if (!t.decomposed()) return 0;
+    const double type = t.type == td::TdType::Cpd ? 1.4 : t.type == td::TdType::SvdSpatial ? 1.2 : 1.0;
+    const double e = type * 0.6 / std::sqrt(static_cast<double>(t.rank)) * (1 + 0.2 * unit_hash(layer + t.str()));
+    return std::min(e, 0.99);
+  }
+};
+
 arch::Design base_design(const std::string& net = "resnet18-fmnist:width=0.25", const std::string& dev = "zc706") {
   arch::Design d = arch::make_design(net::build_zoo(net, false), net, arch::load_device(dev), dev);
   d.clock_mhz = d.device.clock_mhz;
@@ -115,10 +129,13 @@ search::SearchOptions small_options(double target) {
 // Ungrouped candidates keep the space (and the pre-filter) small enough for a unit test.
 search::SearchResult run(const fs::path& out, const search::SearchOptions& o, search::AccuracySource& acc,
                          search::Simulator& sim, bool resume = false,
-                         const std::string& net = "resnet18-fmnist:width=0.25") {
+                         const std::string& net = "resnet18-fmnist:width=0.25",
+                         search::ReconstructionErrors* errors = nullptr) {
   search::SpaceOptions space;
   space.candidates.groups = td::GroupPolicy::Ungrouped;
-  return search::run_search(base_design(net), space, o, acc, sim, out, {{"network", net}}, resume);
+  FakeErrors fake;
+  return search::run_search(base_design(net), space, o, acc, sim, errors ? *errors : fake, out, {{"network", net}},
+                            resume);
 }
 
 const std::vector<std::string> kReproducible = {"candidates.csv", "generations.csv", "labels.csv",
@@ -462,6 +479,38 @@ TEST(Search, ParetoModeReturnsAFeasibleNonDominatedSet) {
                        (a.accuracy > b.accuracy || a.fps > b.fps || ma < mb);
       EXPECT_FALSE(dom);
     }
+}
+
+TEST(Search, SpaceCsvCarriesTdsReconstructionErrorOfEveryCandidate) {
+  const net::Network weighted = net::build_zoo("tiny", true);
+  search::DecomposerErrors errors(weighted);
+  const arch::Design base = base_design("tiny");
+  auto o = small_options(0.9 * undecomposed_fps(base));
+  o.strategy = search::Strategy::Uniform;
+  const fs::path dir = scratch("errors");
+  FakeAccuracy acc;
+  FakeSimulator sim;
+  run(dir, o, acc, sim, false, "tiny", &errors);
+  // Rows in the unrestricted space's order, layer by layer.
+  search::SpaceOptions so;
+  so.candidates.groups = td::GroupPolicy::Ungrouped;
+  const search::SearchSpace space(base, so);
+  std::ifstream in(dir / "space.csv");
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line.substr(line.rfind(',') + 1), "reconstruction_error");
+  std::size_t rows = 0;
+  for (const auto& l : space.layers()) {
+    td::Decomposer d(*weighted.find(l.layer));
+    for (const auto& c : l.candidates) {
+      ASSERT_TRUE(std::getline(in, line));
+      const double e = std::stod(line.substr(line.rfind(',') + 1));
+      EXPECT_NEAR(e, d.relative_error(c.tau), 1e-9 * (1 + e)) << l.layer << " " << c.tau.str();
+      EXPECT_EQ(e == 0, !c.tau.decomposed()) << l.layer << " " << c.tau.str();
+      ++rows;
+    }
+  }
+  EXPECT_GT(rows, 3u);
 }
 
 TEST(Search, ResultsDoNotDependOnJobsWithRealSystemC) {

@@ -417,6 +417,7 @@ Run add_search(CLI::App& app) {
     }
     search::AccuracySource& accuracy = cached ? static_cast<search::AccuracySource&>(*cached) : *source;
     search::SystemCSimulator simulator(a->jobs, a->sim_timeout);
+    search::DecomposerErrors errors(n);  // the weighted network's ‖W − Ŵ‖/‖W‖ per candidate
 
     const bool tty = ::isatty(2) != 0;
     Progress progress;
@@ -429,7 +430,7 @@ Run add_search(CLI::App& app) {
     const std::filesystem::path out = a->out;
     const auto t0 = std::chrono::steady_clock::now();
     const search::SearchResult r =
-        search::run_search(base, space, o, accuracy, simulator, out, settings, a->resume, cb);
+        search::run_search(base, space, o, accuracy, simulator, errors, out, settings, a->resume, cb);
     const double search_wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (tty) std::fprintf(stderr, "\n");
     write_plots(out, r, o.target_fps);

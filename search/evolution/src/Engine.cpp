@@ -20,13 +20,15 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 }  // namespace
 
 Engine::Engine(const arch::Design& base, const SpaceOptions& space, const SearchOptions& options,
-               AccuracySource& accuracy, Simulator& simulator, const std::filesystem::path& out,
-               const Settings& settings, bool resume, const SearchCallbacks& callbacks)
+               AccuracySource& accuracy, Simulator& simulator, ReconstructionErrors& errors,
+               const std::filesystem::path& out, const Settings& settings, bool resume,
+               const SearchCallbacks& callbacks)
     : base_(base),
       space_(base, space),
       o_(options),
       acc_(accuracy),
       sim_(simulator),
+      errors_source_(errors),
       out_(out),
       settings_(settings),
       cb_(callbacks),
@@ -43,10 +45,7 @@ Engine::Engine(const arch::Design& base, const SpaceOptions& space, const Search
   if (has_checkpoint) load_checkpoint();
   hw_.emplace(space_, o_.solver);
   if (has_checkpoint) {
-    if (st_.prefilter_done) {
-      space_.restrict(st_.keep);
-      prior_.emplace(space_, o_.prior);
-    }
+    if (st_.prefilter_done) restrict_space();
     hw_->restore(std::move(restored_hw_));
   }
   files_.open(out_, file_headers(base_, settings_, hw_->feature_names()), has_checkpoint, st_.file_sizes);
@@ -269,7 +268,41 @@ double Engine::hypervolume(const std::vector<Member>& pool) {
   return search::hypervolume(feasible, {0, 0, 0});
 }
 
+void Engine::measure_errors() {
+  // Before any accuracy query: deterministic, so a run killed here measures
+  // them again on resume.
+  const auto& layers = space_.layers();
+  st_.errors.assign(layers.size(), {});
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    for (const auto& c : layers[i].candidates) {
+      const double e = c.tau.decomposed() ? errors_source_.relative_error(layers[i].layer, c.tau) : 0.0;
+      require(std::isfinite(e) && e >= 0, "reconstruction error of " + layers[i].layer + " " + c.tau.str() + " is " +
+                                              number(e) + "; it must be finite and not negative");
+      st_.errors[i].push_back(e);
+    }
+    if (cb_.log)
+      cb_.log("reconstruction errors " + std::to_string(i + 1) + "/" + std::to_string(layers.size()) + ": " +
+              layers[i].layer);
+  }
+}
+
+void Engine::restrict_space() {
+  space_.restrict(st_.keep);
+  prior_.emplace(space_, o_.prior);
+  errors_.assign(st_.errors.size(), {});
+  for (std::size_t i = 0; i < st_.errors.size(); ++i)
+    for (std::size_t k = 0; k < st_.errors[i].size(); ++k)
+      if (st_.keep[i][k]) errors_[i].push_back(st_.errors[i][k]);  // "none" is always kept
+}
+
+double Engine::max_error(const Genome& g) const {
+  double m = 0;
+  for (std::size_t i = 0; i < g.size(); ++i) m = std::max(m, errors_[i][static_cast<std::size_t>(g[i])]);
+  return m;
+}
+
 void Engine::prefilter() {
+  measure_errors();
   const auto& layers = space_.layers();
   st_.prefilter.assign(layers.size(), {});
   st_.keep.assign(layers.size(), {});
@@ -299,8 +332,7 @@ void Engine::prefilter() {
   }
   st_.prefilter_done = true;
   const SearchSpace before = space_;
-  space_.restrict(st_.keep);
-  prior_.emplace(space_, o_.prior);
+  restrict_space();
   write_space_csv(before);
 }
 

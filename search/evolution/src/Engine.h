@@ -25,6 +25,7 @@ struct State {
   double base_accuracy = 0;                    // undecomposed network, pre-filter batch
   std::vector<std::vector<double>> prefilter;  // per layer, per original candidate: top-1 alone (NaN: not queried)
   std::vector<std::vector<bool>> keep;         // per layer, per original candidate
+  std::vector<std::vector<double>> errors;  // per layer, per original candidate: ‖W − Ŵ‖_F/‖W‖_F (none: 0)
   std::vector<Member> population;
   std::map<std::pair<std::string, std::int64_t>, double> memo;  // (genome key, batch) -> accuracy
   std::map<std::string, SimLabel> labels;                       // genome key -> SystemC
@@ -56,12 +57,15 @@ struct Outcome {
 class Engine {
  public:
   Engine(const arch::Design& base, const SpaceOptions& space, const SearchOptions& options, AccuracySource& accuracy,
-         Simulator& simulator, const std::filesystem::path& out, const Settings& settings, bool resume,
-         const SearchCallbacks& callbacks);
+         Simulator& simulator, ReconstructionErrors& errors, const std::filesystem::path& out, const Settings& settings,
+         bool resume, const SearchCallbacks& callbacks);
   SearchResult run();
 
  private:
   // Steps.
+  void measure_errors();  // st_.errors, for the unrestricted space
+  void restrict_space();  // to st_.keep: the prior and errors_ follow
+  double max_error(const Genome& g) const;
   void prefilter();
   void first_population();
   void generation(std::int64_t g);
@@ -118,6 +122,7 @@ class Engine {
   SearchOptions o_;
   AccuracySource& acc_;
   Simulator& sim_;
+  ReconstructionErrors& errors_source_;
   std::filesystem::path out_;
   Settings settings_;
   SearchCallbacks cb_;
@@ -126,6 +131,7 @@ class Engine {
   std::optional<RandomForest> forest_;
   std::size_t forest_labels_ = 0;  // labels the forest was fitted on
   State st_;
+  std::vector<std::vector<double>> errors_;  // st_.errors of the current (restricted) space
   OutputFiles files_;
   std::chrono::steady_clock::time_point t0_;
   // The least-violating rejected draws and the highest FPS any draw reached (for the infeasible error).

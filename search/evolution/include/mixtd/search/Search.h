@@ -16,7 +16,9 @@
 //
 // The search sees accuracy and SystemC only through the two interfaces
 // below, so it links neither LibTorch nor SystemC: `mixtd search` binds them
-// to nn::AccuracyOracle / nn::FidelityOracle and sim::simulate_many.
+// to nn::AccuracyOracle / nn::FidelityOracle and sim::simulate_many. Each
+// candidate's reconstruction error comes through a third
+// (ReconstructionErrors.h; td::Decomposer in `mixtd search`).
 //
 // Reproducible and crash-safe: every random choice derives from (seed,
 // generation, slot); the output folder gets a checkpoint after every
@@ -33,6 +35,7 @@
 
 #include "mixtd/search/Evaluation.h"
 #include "mixtd/search/RandomForest.h"
+#include "mixtd/search/ReconstructionErrors.h"
 #include "mixtd/search/SearchSpace.h"
 
 namespace mixtd::search {
@@ -136,7 +139,8 @@ struct SearchResult {
   std::vector<Member> population;  // final, ranked
   bool found = false;              // best is valid (and verified when final_verify)
   Member best;
-  arch::Design best_design;  // ψ solved (trimmed to the target when final_verify)
+  double best_max_error = -1;  // the largest ‖W − Ŵ‖/‖W‖ over best's layers
+  arch::Design best_design;    // ψ solved (trimmed to the target when final_verify)
   double best_fps_analytical = 0, best_fps_sim = 0, best_utilisation = 0;
   std::vector<Member> pareto;  // --pareto: the feasible front, by FPS
   std::vector<arch::Design> pareto_designs;
@@ -155,12 +159,15 @@ struct SearchCallbacks {
 // (created if needed) as it goes: candidates.csv, generations.csv,
 // labels.csv, space.csv, timing.csv, checkpoint.json; at the end best.yaml,
 // pareto/*.yaml, summary.json. `base` gives network (shapes), device, clock
-// and number format. Throws mixtd::Error on bad options, and — after writing
-// the least-violating designs to out/infeasible/ — when the first
-// population finds no valid design.
+// and number format; `errors` every candidate's reconstruction error (asked
+// once per run, kept in the checkpoint, a column of space.csv). Throws
+// mixtd::Error on bad options, and — after writing the least-violating
+// designs to out/infeasible/ — when the first population finds no valid
+// design.
 SearchResult run_search(const arch::Design& base, const SpaceOptions& space, const SearchOptions& options,
-                        AccuracySource& accuracy, Simulator& simulator, const std::filesystem::path& out,
-                        const Settings& settings, bool resume, const SearchCallbacks& callbacks = {});
+                        AccuracySource& accuracy, Simulator& simulator, ReconstructionErrors& errors,
+                        const std::filesystem::path& out, const Settings& settings, bool resume,
+                        const SearchCallbacks& callbacks = {});
 
 // Checks every option's bound (one clear line naming the option and the legal range).
 void validate(const SearchOptions& o);
