@@ -277,6 +277,34 @@ TEST(Search, MeetsTheTargetAndIsReproducible) {
   for (const auto& m : r.population) EXPECT_GE(m.fps, target);
 }
 
+// Kills a run of `o` in `dir` at accuracy query `kill_query` or at
+// reconstruction error `kill_error` (0: not), resumes it, and expects the
+// outputs of the uninterrupted run in `ref`.
+void kill_and_resume(const search::SearchOptions& o, const fs::path& ref, const fs::path& dir, std::int64_t kill_query,
+                     std::int64_t kill_error) {
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    FakeAccuracy acc;
+    acc.kill_at = kill_query;
+    FakeErrors errors;
+    errors.kill_at = kill_error;
+    FakeSimulator sim;
+    try {
+      run(dir, o, acc, sim, false, "resnet18-fmnist:width=0.25", &errors);
+    } catch (...) {
+    }
+    ::_exit(0);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the run was to be killed at query " << kill_query << " / error " << kill_error;
+  FakeAccuracy acc;
+  FakeSimulator sim;
+  run(dir, o, acc, sim, /*resume=*/true);
+  expect_same_outputs(ref, dir);
+}
+
 TEST(Search, KilledAnywhereAndResumedGivesIdenticalOutputs) {
   const double target = 1.25 * undecomposed_fps(base_design());
   const auto o = small_options(target);
@@ -288,34 +316,30 @@ TEST(Search, KilledAnywhereAndResumedGivesIdenticalOutputs) {
   }
   FakeAccuracy counter;
   FakeSimulator s0;
-  run(scratch("count"), o, counter, s0);
-  // Kill points: in the pre-filter, in the first population and at seeded random queries after it.
+  const auto counted = run(scratch("count"), o, counter, s0);
+  // Kill points: in the pre-filter, in the seeds (uniform's wave, greedy's
+  // walk: the first queries after the pre-filter), in the first population
+  // and at seeded random queries after it; and while the reconstruction
+  // errors are measured.
   Rng rng(11);
-  std::vector<std::int64_t> kills = {3, counter.calls / 3};
+  const std::int64_t seeds = counted.prefilter_queries;
+  std::vector<std::int64_t> kills = {3, seeds + 1, seeds + 14, counter.calls / 3};
   for (int i = 0; i < 3; ++i)
     kills.push_back(1 + static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(counter.calls - 1))));
-  for (const std::int64_t kill : kills) {
-    const fs::path dir = scratch("kill" + std::to_string(kill));
-    const pid_t pid = ::fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      FakeAccuracy acc;
-      acc.kill_at = kill;
-      FakeSimulator sim;
-      try {
-        run(dir, o, acc, sim);
-      } catch (...) {
-      }
-      ::_exit(0);
-    }
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    ASSERT_TRUE(WIFSIGNALED(status)) << "the run was to be killed at query " << kill;
-    FakeAccuracy acc;
-    FakeSimulator sim;
-    run(dir, o, acc, sim, /*resume=*/true);
-    expect_same_outputs(ref, dir);
-  }
+  for (const std::int64_t kill : kills) kill_and_resume(o, ref, scratch("kill" + std::to_string(kill)), kill, 0);
+  kill_and_resume(o, ref, scratch("kill-error"), 0, 40);
+}
+
+TEST(Search, AldsKilledAnywhereAndResumedGivesIdenticalOutputs) {
+  auto o = small_options(1.2 * undecomposed_fps(base_design()));
+  o.strategy = search::Strategy::Alds;
+  const fs::path ref = scratch("alds-ref");
+  FakeAccuracy acc;
+  FakeSimulator sim;
+  run(ref, o, acc, sim);
+  ASSERT_EQ(acc.calls, 1);
+  kill_and_resume(o, ref, scratch("alds-kill-query"), 1, 0);  // the answer's query, after every probe
+  kill_and_resume(o, ref, scratch("alds-kill-error"), 0, 25);
 }
 
 TEST(Search, ResumeRefusesOtherSettingsAndAFreshRunRefusesACheckpoint) {
@@ -392,6 +416,18 @@ TEST(Search, BadOptionsAreClearErrors) {
   o.pareto = true;
   o.strategy = search::Strategy::Greedy;
   expect_error(o, "--pareto");
+  o = small_options(100);
+  o.strategy = search::Strategy::Alds;
+  o.min_accuracy = 0.5;
+  expect_error(o, "--min-accuracy");
+  EXPECT_EQ(search::parse_strategy("alds"), search::Strategy::Alds);
+  EXPECT_EQ(search::to_string(search::Strategy::Alds), "alds");
+  try {
+    search::parse_strategy("hill");
+    FAIL() << "an unknown strategy must be refused";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("alds"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Search, StrategiesMeetTheTarget) {
@@ -479,6 +515,119 @@ TEST(Search, ParetoModeReturnsAFeasibleNonDominatedSet) {
                        (a.accuracy > b.accuracy || a.fps > b.fps || ma < mb);
       EXPECT_FALSE(dom);
     }
+}
+
+// The largest of g's layers' errors, g a key of the unrestricted ungrouped space (runs with layer_drop < 0).
+double max_error_of(const std::string& key, search::ReconstructionErrors& errors) {
+  search::SpaceOptions so;
+  so.candidates.groups = td::GroupPolicy::Ungrouped;
+  const search::SearchSpace space(base_design(), so);
+  const search::Genome g = space.parse_key(key);
+  double m = 0;
+  for (std::size_t i = 0; i < g.size(); ++i)
+    m = std::max(m, errors.relative_error(space.layers()[i].layer,
+                                          space.layers()[i].candidates[static_cast<std::size_t>(g[i])].tau));
+  return m;
+}
+
+// candidates.csv rows, split on commas (no field of these rows has one).
+std::vector<std::vector<std::string>> csv_rows(const fs::path& p) {
+  std::vector<std::vector<std::string>> rows;
+  std::ifstream in(p);
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::size_t a = 0;
+    for (std::size_t b; (b = line.find(',', a)) != std::string::npos; a = b + 1) f.push_back(line.substr(a, b - a));
+    f.push_back(line.substr(a));
+    rows.push_back(f);
+  }
+  return rows;
+}
+
+TEST(Search, AldsMeetsTheTargetWithTheSmallestLargestErrorOfAnyFeasibleDesignSampled) {
+  const double target = 1.2 * undecomposed_fps(base_design());
+  auto o = small_options(target);
+  o.layer_drop = -1;  // genome keys in the unrestricted space, for max_error_of
+  o.final_verify = false;
+  FakeErrors errors;
+  // Every design uniform and random found feasible by the same gates.
+  std::vector<std::string> feasible;
+  for (auto st : {search::Strategy::Uniform, search::Strategy::Random}) {
+    auto ob = o;
+    ob.strategy = st;
+    FakeAccuracy acc;
+    FakeSimulator sim;
+    const fs::path dir = scratch("alds-vs-" + search::to_string(st));
+    run(dir, ob, acc, sim);
+    for (const auto& r : csv_rows(dir / "candidates.csv"))
+      if (r[19] == "valid") feasible.push_back(r[5]);
+  }
+  ASSERT_GT(feasible.size(), 10u);
+  o.strategy = search::Strategy::Alds;
+  FakeAccuracy acc;
+  FakeSimulator sim;
+  const fs::path dir = scratch("alds");
+  const auto r = run(dir, o, acc, sim);
+  ASSERT_TRUE(r.found);
+  EXPECT_EQ(acc.calls, 1) << "alds asks one accuracy query, the answer's";
+  EXPECT_EQ(r.prefilter_queries, 0);
+  EXPECT_GE(r.best.fps, target);
+  EXPECT_NEAR(r.best_max_error, max_error_of(search::SearchSpace::key(r.best.genome), errors), 1e-12);
+  for (const auto& key : feasible) EXPECT_LE(r.best_max_error, max_error_of(key, errors) + 1e-12) << key;
+  // The probes are in candidates.csv, hardware only; the answer is the one row with an accuracy.
+  std::int64_t probes = 0, answers = 0;
+  for (const auto& row : csv_rows(dir / "candidates.csv")) {
+    probes += row[2] == "alds-probe";
+    answers += row[2] == "alds";
+    if (row[2] == "alds-probe") {
+      EXPECT_EQ(row[18], "");
+    }
+  }
+  EXPECT_GT(probes, 5);
+  EXPECT_EQ(answers, 1);
+}
+
+TEST(Search, AldsWithFinalVerifyMeetsTheTargetInSystemC) {
+  const double target = 1.2 * undecomposed_fps(base_design());
+  auto o = small_options(target);
+  o.strategy = search::Strategy::Alds;
+  FakeAccuracy acc;
+  FakeSimulator sim;
+  const auto r = run(scratch("alds-verified"), o, acc, sim);
+  ASSERT_TRUE(r.found);
+  EXPECT_GE(r.best_fps_sim, target);
+  EXPECT_LE(r.best_fps_sim, 1.03 * target);  // the trim
+  EXPECT_EQ(acc.calls, 1);
+}
+
+TEST(Search, AldsWithAnUnreachableTargetSaysWhichConstraintBinds) {
+  auto o = small_options(50 * undecomposed_fps(base_design()));
+  o.strategy = search::Strategy::Alds;
+  FakeAccuracy acc;
+  FakeSimulator sim;
+  try {
+    run(scratch("alds-fps"), o, acc, sim);
+    FAIL() << "an unreachable target must end in an error";
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("alds: even the most compressed candidate of every layer reaches only"), std::string::npos) << m;
+    EXPECT_NE(m.find("analytical FPS (target"), std::string::npos) << m;
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+  }
+  EXPECT_EQ(acc.calls, 0);
+  o.target_fps = 100;
+  o.solver.budget = 0.005;  // not even ψ = 1 fits
+  try {
+    run(scratch("alds-budget"), o, acc, sim);
+    FAIL() << "a design that fits nowhere must end in an error";
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("alds: even the most compressed candidate of every layer does not fit 0.5% of"), std::string::npos)
+        << m;
+  }
+  EXPECT_EQ(acc.calls, 0);
 }
 
 TEST(Search, SpaceCsvCarriesTdsReconstructionErrorOfEveryCandidate) {

@@ -15,7 +15,7 @@ namespace mixtd::search::detail {
 double Engine::greedy_base() {
   // Sensitivity of each candidate: the top-1 it loses alone (the
   // pre-filter's measurement; queried here when the pre-filter was off).
-  return st_.prefilter_done && o_.layer_drop >= 0 ? st_.base_accuracy : accuracy(space_.undecomposed(), 0);
+  return st_.prefilter_done && prefilter_on() ? st_.base_accuracy : accuracy(space_.undecomposed(), 0);
 }
 
 Outcome Engine::greedy_gate(const Genome& state, std::int64_t g, bool verify_in_systemc) {
@@ -51,7 +51,7 @@ std::optional<Genome> Engine::greedy_move(const Genome& state) {
   const double base = greedy_base();
   // The pre-filter measured every candidate of the unrestricted space; the
   // k-th kept candidate of layer i is the k-th true entry of its keep mask.
-  const bool prefiltered = st_.prefilter_done && o_.layer_drop >= 0;
+  const bool prefiltered = st_.prefilter_done && prefilter_on();
   auto original = [&](std::size_t i, std::size_t k) {
     std::size_t n = 0;
     for (std::size_t o = 0; o + 1 < st_.keep[i].size(); ++o)

@@ -310,7 +310,7 @@ void Engine::prefilter() {
     st_.prefilter[i].assign(layers[i].candidates.size(), -1);
     st_.keep[i].assign(layers[i].candidates.size(), true);
   }
-  if (o_.layer_drop >= 0) {
+  if (prefilter_on()) {
     const Genome none = space_.undecomposed();
     st_.base_accuracy = acc_.query({}, 0);
     ++st_.prefilter_queries;
@@ -627,8 +627,9 @@ void Engine::warn(const std::string& w) {
 SearchResult Engine::run() {
   if (!st_.prefilter_done) {
     if (cb_.log)
-      cb_.log(o_.layer_drop >= 0 ? "pre-filter: each layer's candidates alone on search batch 0"
-                                 : "pre-filter: off (--layer-drop < 0), every candidate kept");
+      cb_.log(prefilter_on()                  ? "pre-filter: each layer's candidates alone on search batch 0"
+              : o_.strategy == Strategy::Alds ? "pre-filter: skipped (--strategy alds asks no accuracy)"
+                                              : "pre-filter: off (--layer-drop < 0), every candidate kept");
     prefilter();
     checkpoint();
   }
@@ -636,6 +637,8 @@ SearchResult Engine::run() {
     run_greedy();
   } else if (o_.strategy == Strategy::Uniform) {
     run_uniform();
+  } else if (o_.strategy == Strategy::Alds) {
+    run_alds();
   } else {
     if (st_.generation < 0) first_population();
     while (!should_stop()) generation(st_.generation + 1);

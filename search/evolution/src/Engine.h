@@ -45,7 +45,7 @@ struct State {
 // One evaluated draw: what the gates said.
 struct Outcome {
   Genome genome;
-  std::string kind;  // init | mutation | crossover | random | greedy | uniform | verify
+  std::string kind;  // init | mutation | crossover | random | greedy | uniform | alds | alds-probe | verify
   std::int64_t slot = 0, attempt = 0;
   bool valid = false;
   std::string status;  // "valid" or "rejected: ..."
@@ -66,6 +66,7 @@ class Engine {
   void measure_errors();  // st_.errors, for the unrestricted space
   void restrict_space();  // to st_.keep: the prior and errors_ follow
   double max_error(const Genome& g) const;
+  bool prefilter_on() const { return o_.layer_drop >= 0 && o_.strategy != Strategy::Alds; }  // alds asks no accuracy
   void prefilter();
   void first_population();
   void generation(std::int64_t g);
@@ -76,6 +77,17 @@ class Engine {
   Outcome greedy_gate(const Genome& state, std::int64_t g, bool verify_in_systemc);
   std::optional<Genome> greedy_move(const Genome& state);  // none: every layer at its smallest
   std::vector<Outcome> uniform_wave(std::int64_t g);       // evaluated, not logged
+  // The analytic allocation (Alds.cpp): probes are designs checked by gates
+  // 1–3 only, each once a run (by genome key), logged as kind alds-probe.
+  // `need` is the oracle FPS a design must show (the target, or more when
+  // SystemC found the oracle optimistic).
+  using AldsProbes = std::map<std::string, Outcome>;
+  void run_alds();
+  std::optional<Genome> alds_allocation(std::int64_t g, double need, AldsProbes& seen, std::string* why_not);
+  Genome alds_design(double eps) const;  // each layer's cheapest candidate with error ≤ eps
+  void alds_probe(const std::vector<Genome>& genomes, std::int64_t g, AldsProbes& seen);
+  void alds_refine(Genome& best, std::int64_t g, double need, AldsProbes& seen);
+  std::string alds_why_not(const Outcome& most, double need);  // the one error line: what binds
   void finish(SearchResult& r);
 
   // Gates, in waves: every draw of a wave gets gates 1–2, then one parallel

@@ -17,7 +17,8 @@ Strategy parse_strategy(const std::string& s) {
   if (s == "random") return Strategy::Random;
   if (s == "greedy") return Strategy::Greedy;
   if (s == "uniform") return Strategy::Uniform;
-  throw Error("--strategy '" + s + "': legal values are evolution, random, greedy, uniform");
+  if (s == "alds") return Strategy::Alds;
+  throw Error("--strategy '" + s + "': legal values are evolution, random, greedy, uniform, alds");
 }
 
 std::string to_string(Strategy s) {
@@ -30,6 +31,8 @@ std::string to_string(Strategy s) {
       return "greedy";
     case Strategy::Uniform:
       return "uniform";
+    case Strategy::Alds:
+      return "alds";
   }
   return "?";
 }
@@ -71,6 +74,9 @@ void validate(const SearchOptions& o) {
   require(in(o.sim_pregate, 0, 1), "--sim-pregate " + detail::number(o.sim_pregate) + ": legal [0, 1]");
   require(o.pareto_cost == "memory" || o.pareto_cost == "dsp",
           "--pareto-cost '" + o.pareto_cost + "': legal values are memory, dsp");
+  require(o.strategy != Strategy::Alds || o.min_accuracy == 0,
+          "--min-accuracy: --strategy alds chooses without accuracy (its one query only reports the answer's), "
+          "so it takes no floor");
   require(!o.pareto || o.strategy == Strategy::Evolution,
           "--pareto runs NSGA-II; it does not combine with --strategy " + to_string(o.strategy));
 }

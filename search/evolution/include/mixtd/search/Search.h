@@ -12,6 +12,10 @@
 //                           target is met
 //                uniform    one type and MAC ratio for every layer, the best
 //                           that meets the target
+//                alds       analytic: the smallest largest reconstruction
+//                           error ‖W − Ŵ‖/‖W‖ across layers that meets the
+//                           target (after ALDS, Liebenwein et al. 2021); no
+//                           accuracy query but the answer's
 //   --pareto     NSGA-II with Deb's constrained domination
 //
 // The search sees accuracy and SystemC only through the two interfaces
@@ -70,7 +74,7 @@ class SystemCSimulator : public Simulator {
   double timeout_s_;
 };
 
-enum class Strategy { Evolution, Random, Greedy, Uniform };
+enum class Strategy { Evolution, Random, Greedy, Uniform, Alds };
 Strategy parse_strategy(const std::string& s);  // throws naming the legal values
 std::string to_string(Strategy s);
 
