@@ -13,6 +13,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "mixtd/arch/Analytical.h"
@@ -123,6 +124,9 @@ search::SearchOptions small_options(double target) {
   o.patience = 0;
   o.layer_drop = 3.0;
   o.forest.trees = 20;
+  // The loop's tests start from the prior's draws alone; the seeded start
+  // (greedy's walk alone solves ~2,000 designs here, ~8 s) has its own.
+  o.seeded_start = false;
   return o;
 }
 
@@ -147,6 +151,35 @@ void expect_same_outputs(const fs::path& a, const fs::path& b, const std::vector
     ASSERT_TRUE(fs::exists(b / f)) << b / f;
     EXPECT_EQ(read_text(a / f), read_text(b / f)) << f << " differs between " << a << " and " << b;
   }
+}
+
+// The largest of g's layers' errors, g a key of the unrestricted ungrouped space (runs with layer_drop < 0).
+double max_error_of(const std::string& key, search::ReconstructionErrors& errors) {
+  search::SpaceOptions so;
+  so.candidates.groups = td::GroupPolicy::Ungrouped;
+  const search::SearchSpace space(base_design(), so);
+  const search::Genome g = space.parse_key(key);
+  double m = 0;
+  for (std::size_t i = 0; i < g.size(); ++i)
+    m = std::max(m, errors.relative_error(space.layers()[i].layer,
+                                          space.layers()[i].candidates[static_cast<std::size_t>(g[i])].tau));
+  return m;
+}
+
+// candidates.csv rows, split on commas (no field of these rows has one).
+std::vector<std::vector<std::string>> csv_rows(const fs::path& p) {
+  std::vector<std::vector<std::string>> rows;
+  std::ifstream in(p);
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::size_t a = 0;
+    for (std::size_t b; (b = line.find(',', a)) != std::string::npos; a = b + 1) f.push_back(line.substr(a, b - a));
+    f.push_back(line.substr(a));
+    rows.push_back(f);
+  }
+  return rows;
 }
 
 // --- the genome ---------------------------------------------------------------
@@ -309,25 +342,35 @@ TEST(Search, KilledAnywhereAndResumedGivesIdenticalOutputs) {
   const double target = 1.25 * undecomposed_fps(base_design());
   const auto o = small_options(target);
   const fs::path ref = scratch("ref");
-  {
-    FakeAccuracy acc;
-    FakeSimulator sim;
-    run(ref, o, acc, sim);
-  }
   FakeAccuracy counter;
   FakeSimulator s0;
-  const auto counted = run(scratch("count"), o, counter, s0);
-  // Kill points: in the pre-filter, in the seeds (uniform's wave, greedy's
-  // walk: the first queries after the pre-filter), in the first population
-  // and at seeded random queries after it; and while the reconstruction
-  // errors are measured.
+  run(ref, o, counter, s0);
+  // Kill points: in the pre-filter, in the first population and at seeded
+  // random queries after it; and while the reconstruction errors are measured.
   Rng rng(11);
-  const std::int64_t seeds = counted.prefilter_queries;
-  std::vector<std::int64_t> kills = {3, seeds + 1, seeds + 14, counter.calls / 3};
+  std::vector<std::int64_t> kills = {3, counter.calls / 3};
   for (int i = 0; i < 3; ++i)
     kills.push_back(1 + static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(counter.calls - 1))));
   for (const std::int64_t kill : kills) kill_and_resume(o, ref, scratch("kill" + std::to_string(kill)), kill, 0);
   kill_and_resume(o, ref, scratch("kill-error"), 0, 40);
+}
+
+TEST(Search, SeededStartKilledAnywhereAndResumedGivesIdenticalOutputs) {
+  auto o = small_options(1.2 * undecomposed_fps(base_design()));
+  o.seeded_start = true;
+  o.generations = 2;
+  const fs::path ref = scratch("seeded-ref");
+  FakeAccuracy counter;
+  FakeSimulator sim;
+  const auto r = run(ref, o, counter, sim);
+  // After the pre-filter: uniform's wave (one query per design that meets
+  // the target), greedy's answer, alds's answer, then the prior's draws.
+  std::int64_t uniform_queries = 0;
+  for (const auto& row : csv_rows(ref / "candidates.csv"))
+    uniform_queries += (row[2] == "uniform" || row[2] == "seed-uniform") && !row[18].empty();
+  const std::int64_t pf = r.prefilter_queries;
+  for (const std::int64_t kill : {pf + 2, pf + uniform_queries + 1, pf + uniform_queries + 2, counter.calls - 2})
+    kill_and_resume(o, ref, scratch("seeded-kill" + std::to_string(kill)), kill, 0);
 }
 
 TEST(Search, AldsKilledAnywhereAndResumedGivesIdenticalOutputs) {
@@ -355,6 +398,14 @@ TEST(Search, ResumeRefusesOtherSettingsAndAFreshRunRefusesACheckpoint) {
     FAIL() << "a fresh run over a checkpoint must be refused";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("--resume"), std::string::npos) << e.what();
+  }
+  auto seeded = o;
+  seeded.seeded_start = true;
+  try {
+    run(dir, seeded, acc, sim, true);
+    FAIL() << "resuming with another start must be refused";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--seeded-start"), std::string::npos) << e.what();
   }
   auto other = o;
   other.target_fps = target * 1.1;
@@ -495,6 +546,7 @@ TEST(Search, ParetoModeReturnsAFeasibleNonDominatedSet) {
   auto o = small_options(target);
   o.pareto = true;
   o.generations = 4;
+  o.seeded_start = true;  // NSGA-II starts from the baselines' answers too
   const fs::path dir = scratch("pareto");
   FakeAccuracy acc;
   FakeSimulator sim;
@@ -505,6 +557,10 @@ TEST(Search, ParetoModeReturnsAFeasibleNonDominatedSet) {
     EXPECT_TRUE(fs::exists(dir / "pareto" / (std::string(i + 1 < 10 ? "0" : "") + std::to_string(i + 1) + ".yaml")));
   }
   for (const auto& h : r.history) EXPECT_GE(h.hypervolume, 0);
+  std::set<std::string> seeds;
+  for (const auto& row : csv_rows(dir / "candidates.csv"))
+    if (row[2].rfind("seed-", 0) == 0 && row[19] == "valid") seeds.insert(row[2]);
+  EXPECT_EQ(seeds, (std::set<std::string>{"seed-alds", "seed-greedy", "seed-uniform"}));
   // No member of the set dominates another on (accuracy, FPS, weight memory).
   for (const auto& a : r.pareto)
     for (const auto& b : r.pareto) {
@@ -515,35 +571,6 @@ TEST(Search, ParetoModeReturnsAFeasibleNonDominatedSet) {
                        (a.accuracy > b.accuracy || a.fps > b.fps || ma < mb);
       EXPECT_FALSE(dom);
     }
-}
-
-// The largest of g's layers' errors, g a key of the unrestricted ungrouped space (runs with layer_drop < 0).
-double max_error_of(const std::string& key, search::ReconstructionErrors& errors) {
-  search::SpaceOptions so;
-  so.candidates.groups = td::GroupPolicy::Ungrouped;
-  const search::SearchSpace space(base_design(), so);
-  const search::Genome g = space.parse_key(key);
-  double m = 0;
-  for (std::size_t i = 0; i < g.size(); ++i)
-    m = std::max(m, errors.relative_error(space.layers()[i].layer,
-                                          space.layers()[i].candidates[static_cast<std::size_t>(g[i])].tau));
-  return m;
-}
-
-// candidates.csv rows, split on commas (no field of these rows has one).
-std::vector<std::vector<std::string>> csv_rows(const fs::path& p) {
-  std::vector<std::vector<std::string>> rows;
-  std::ifstream in(p);
-  std::string line;
-  std::getline(in, line);
-  while (std::getline(in, line)) {
-    std::vector<std::string> f;
-    std::size_t a = 0;
-    for (std::size_t b; (b = line.find(',', a)) != std::string::npos; a = b + 1) f.push_back(line.substr(a, b - a));
-    f.push_back(line.substr(a));
-    rows.push_back(f);
-  }
-  return rows;
 }
 
 TEST(Search, AldsMeetsTheTargetWithTheSmallestLargestErrorOfAnyFeasibleDesignSampled) {
@@ -628,6 +655,92 @@ TEST(Search, AldsWithAnUnreachableTargetSaysWhichConstraintBinds) {
         << m;
   }
   EXPECT_EQ(acc.calls, 0);
+}
+
+// The genome of the one valid row of `kind` in candidates.csv ("" if none).
+std::string seed_genome(const fs::path& dir, const std::string& kind) {
+  std::string g;
+  for (const auto& row : csv_rows(dir / "candidates.csv"))
+    if (row[2] == kind && row[19] == "valid") {
+      EXPECT_EQ(g, "") << kind << " twice";
+      g = row[5];
+    }
+  return g;
+}
+
+TEST(Search, SeededFirstPopulationHoldsTheBaselinesAnswers) {
+  const double target = 1.2 * undecomposed_fps(base_design());
+  auto o = small_options(target);
+  o.seeded_start = true;
+  o.generations = 1;  // the result's population is the first one
+  o.layer_drop = -1;  // alds skips the pre-filter: the same space for every run here
+  const fs::path dir = scratch("seeded");
+  FakeAccuracy acc;
+  FakeSimulator sim;
+  const auto r = run(dir, o, acc, sim);
+  std::set<std::string> members;
+  for (const auto& m : r.population) members.insert(search::SearchSpace::key(m.genome));
+  std::int64_t drawn = 0;
+  for (const auto& row : csv_rows(dir / "candidates.csv")) drawn += row[2] == "init" && row[19] == "valid";
+  EXPECT_EQ(static_cast<std::int64_t>(members.size()), drawn + 3);
+  // Each is the answer of its baseline run alone on the same (pre-filtered) space.
+  auto alone = o;
+  alone.final_verify = false;  // the baselines' own answers, before any SystemC check
+  for (auto st : {search::Strategy::Uniform, search::Strategy::Greedy, search::Strategy::Alds}) {
+    const std::string kind = "seed-" + search::to_string(st);
+    const std::string seed = seed_genome(dir, kind);
+    ASSERT_NE(seed, "") << kind;
+    EXPECT_TRUE(members.count(seed)) << kind;
+    alone.strategy = st;
+    FakeAccuracy a2;
+    FakeSimulator s2;
+    const auto b = run(scratch("alone-" + search::to_string(st)), alone, a2, s2);
+    EXPECT_EQ(search::SearchSpace::key(b.best.genome), seed) << kind;
+  }
+  // --no-seeded-start: the prior's draws alone.
+  o.seeded_start = false;
+  const fs::path plain = scratch("unseeded");
+  const auto u = run(plain, o, acc, sim);
+  EXPECT_LE(static_cast<std::int64_t>(u.population.size()), o.population);
+  for (const auto& row : csv_rows(plain / "candidates.csv")) EXPECT_EQ(row[2].rfind("seed-", 0), std::string::npos);
+}
+
+// Accuracy = 1 − the largest reconstruction error (FakeErrors): what alds
+// minimises, so the seeds are strong starts that selection must keep.
+class MaxErrorAccuracy : public search::AccuracySource {
+ public:
+  double query(const search::Taus& taus, std::int64_t) override {
+    double m = 0;
+    for (const auto& [name, t] : taus) m = std::max(m, errors_.relative_error(name, t));
+    return 1 - m;
+  }
+  std::int64_t batches() const override { return 8; }
+
+ private:
+  FakeErrors errors_;
+};
+
+TEST(Search, EvolutionNeverEndsWorseThanItsBestSeed) {
+  auto o = small_options(1.2 * undecomposed_fps(base_design()));
+  o.seeded_start = true;
+  o.layer_drop = -1;  // every candidate alone loses more than 3 pp of this accuracy
+  o.generations = 4;
+  o.final_verify = false;
+  const fs::path dir = scratch("elitism");
+  MaxErrorAccuracy acc;
+  FakeSimulator sim;
+  const auto r = run(dir, o, acc, sim);
+  double best_seed = -1;
+  std::map<std::string, double> seed_accuracy;
+  for (const auto& row : csv_rows(dir / "candidates.csv"))
+    if (row[2].rfind("seed-", 0) == 0 && row[19] == "valid") seed_accuracy[row[2]] = std::stod(row[18]);
+  ASSERT_EQ(seed_accuracy.size(), 3u);
+  for (const auto& [k, a] : seed_accuracy) best_seed = std::max(best_seed, a);
+  // alds minimises exactly what this accuracy measures: no seed beats it.
+  EXPECT_EQ(best_seed, seed_accuracy.at("seed-alds"));
+  const double csv = 1e-9;  // candidates.csv's values have 10 significant digits
+  for (const auto& h : r.history) EXPECT_GE(h.best_accuracy, best_seed - csv) << "generation " << h.generation;
+  EXPECT_GE(r.best.accuracy, best_seed - csv);
 }
 
 TEST(Search, SpaceCsvCarriesTdsReconstructionErrorOfEveryCandidate) {

@@ -22,7 +22,12 @@ Outcome Engine::greedy_gate(const Genome& state, std::int64_t g, bool verify_in_
   Outcome d;
   d.genome = state;
   d.kind = "greedy";
-  auto outcomes = evaluate_wave({d}, 0, g);
+  auto outcomes = hardware_gates({d}, g);
+  // The walk goes on until the target is met, --pareto too (whose gate
+  // only measures the shortfall): no query before that.
+  if (outcomes[0].status.empty() && outcomes[0].violation > 0) outcomes[0].status = "rejected: fps";
+  accuracy_gate(outcomes, 0);
+  if (!outcomes[0].valid) note_violation(outcomes[0]);
   if (outcomes[0].valid && verify_in_systemc) {
     // One design, no population to fall back on: check it in SystemC
     // before stopping, and compress on when the oracle was optimistic.

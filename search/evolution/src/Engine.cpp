@@ -346,6 +346,8 @@ void Engine::first_population() {
   std::set<std::string> accepted;
   std::vector<Member> pool;
   std::vector<Outcome> all;
+  if (o_.strategy == Strategy::Evolution && o_.seeded_start) seed_population(pool, all, accepted);
+  const std::size_t seeds = pool.size(), seed_rows = all.size();
   for (;;) {
     std::vector<Outcome> draws;
     for (std::int64_t s = 0; s < slots; ++s) {
@@ -374,9 +376,10 @@ void Engine::first_population() {
     }
   }
   if (pool.empty()) throw Error(infeasible_message(all.size()));
-  if (static_cast<std::int64_t>(pool.size()) < slots)
-    warn("first population: " + std::to_string(pool.size()) + " of " + std::to_string(slots) + " valid designs in " +
-         std::to_string(all.size()) + " draws; continuing with those");
+  if (static_cast<std::int64_t>(pool.size() - seeds) < slots)
+    warn("first population: " + std::to_string(pool.size() - seeds) + " of " + std::to_string(slots) +
+         " valid designs in " + std::to_string(all.size() - seed_rows) + " draws" +
+         (seeds ? " besides " + std::to_string(seeds) + " seed(s)" : std::string()) + "; continuing with those");
   if (o_.pareto) st_.hv_fps_scale = hv_scale(pool, o_.target_fps);
   if (o_.oracle == ThroughputOracle::Forest && o_.warmup <= 1) refit_forest();
   if (o_.pareto) {

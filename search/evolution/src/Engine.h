@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -69,6 +70,9 @@ class Engine {
   bool prefilter_on() const { return o_.layer_drop >= 0 && o_.strategy != Strategy::Alds; }  // alds asks no accuracy
   void prefilter();
   void first_population();
+  // The seeded start's members (Seeds.cpp): rows of generation 0, the seeds
+  // (kind seed-*) in `pool` unless already in `accepted`.
+  void seed_population(std::vector<Member>& pool, std::vector<Outcome>& rows, std::set<std::string>& accepted);
   void generation(std::int64_t g);
   void run_greedy();
   void run_uniform();

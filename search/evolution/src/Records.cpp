@@ -61,6 +61,7 @@ Settings search_settings(const SearchOptions& o, const SpaceOptions& space) {
   s["--trees"] = std::to_string(o.forest.trees);
   s["--sim-pregate"] = number(o.sim_pregate);
   s["--final-verify"] = o.final_verify ? "yes" : "no";
+  s["--seeded-start"] = o.seeded_start ? "yes" : "no";
   s["--seed"] = std::to_string(o.seed);
   return s;
 }

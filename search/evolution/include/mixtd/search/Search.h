@@ -93,6 +93,10 @@ struct SearchOptions {
   std::int64_t max_initial = 5000;  // prior draws for the first population
   double layer_drop = 1.0;          // pre-filter: candidates losing more top-1 (pp) are dropped; < 0: no pre-filter
   double min_accuracy = 0;          // the accuracy floor (fraction)
+  // Evolution: the first population also holds the answers of the uniform
+  // and greedy baselines and the alds allocation on the pre-filtered space
+  // (each that finds one); false: Mixed-TD's prior draws only.
+  bool seeded_start = true;
 
   // Stopping (not part of the settings a resume must match).
   std::int64_t generations = 500;
