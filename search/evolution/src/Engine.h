@@ -26,7 +26,8 @@ struct State {
   double base_accuracy = 0;                    // undecomposed network, pre-filter batch
   std::vector<std::vector<double>> prefilter;  // per layer, per original candidate: top-1 alone (NaN: not queried)
   std::vector<std::vector<bool>> keep;         // per layer, per original candidate
-  std::vector<std::vector<double>> errors;  // per layer, per original candidate: ‖W − Ŵ‖_F/‖W‖_F (none: 0)
+  std::vector<std::vector<double>> errors;  // per layer, per original candidate: ‖W − Ŵ‖_F/‖W‖_F (none: 0);
+                                            // empty when the run does not use them (alds, seeded start do)
   std::vector<Member> population;
   std::map<std::pair<std::string, std::int64_t>, double> memo;  // (genome key, batch) -> accuracy
   std::map<std::string, SimLabel> labels;                       // genome key -> SystemC
@@ -64,9 +65,9 @@ class Engine {
 
  private:
   // Steps.
-  void measure_errors();  // st_.errors, for the unrestricted space
-  void restrict_space();  // to st_.keep: the prior and errors_ follow
-  double max_error(const Genome& g) const;
+  void measure_errors();                    // st_.errors, for the unrestricted space
+  void restrict_space();                    // to st_.keep: the prior and errors_ follow
+  double max_error(const Genome& g) const;  // -1 when the errors were not measured
   bool prefilter_on() const { return o_.layer_drop >= 0 && o_.strategy != Strategy::Alds; }  // alds asks no accuracy
   void prefilter();
   void first_population();

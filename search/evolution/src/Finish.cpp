@@ -117,7 +117,7 @@ void Engine::write_space_csv(const SearchSpace& before) {
       t += before.layers()[i].layer + "," + std::to_string(k) + "," + (kept ? std::to_string(next++) : "") + "," +
            c[k].tau.str() + "," + number(c[k].mac_ratio) + "," + number(c[k].params) + "," + (a >= 0 ? number(a) : "") +
            "," + (a >= 0 ? number(100 * (st_.base_accuracy - a)) : "") + "," + (kept ? "yes" : "no") + "," +
-           number(st_.errors[i][k]) + "\n";
+           (st_.errors.empty() ? std::string() : number(st_.errors[i][k])) + "\n";
     }
   }
   write_file_atomic(out_ / "space.csv", t);
@@ -145,7 +145,7 @@ namespace {
 json member_summary(const SearchSpace& space, const Member& m, const HardwareEval& e, double max_error) {
   return json{{"genome", SearchSpace::key(m.genome)},
               {"tau", space.describe(m.genome)},
-              {"max_reconstruction_error", max_error},
+              {"max_reconstruction_error", max_error >= 0 ? json(max_error) : json()},
               {"accuracy_search_batch", m.accuracy},
               {"fps_oracle", m.fps},
               {"fps_analytical", e.fps_analytical},

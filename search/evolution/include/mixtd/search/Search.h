@@ -147,7 +147,7 @@ struct SearchResult {
   std::vector<Member> population;  // final, ranked
   bool found = false;              // best is valid (and verified when final_verify)
   Member best;
-  double best_max_error = -1;  // the largest ‖W − Ŵ‖/‖W‖ over best's layers
+  double best_max_error = -1;  // the largest ‖W − Ŵ‖/‖W‖ over best's layers (-1: not measured)
   arch::Design best_design;    // ψ solved (trimmed to the target when final_verify)
   double best_fps_analytical = 0, best_fps_sim = 0, best_utilisation = 0;
   std::vector<Member> pareto;  // --pareto: the feasible front, by FPS
@@ -168,7 +168,8 @@ struct SearchCallbacks {
 // labels.csv, space.csv, timing.csv, checkpoint.json; at the end best.yaml,
 // pareto/*.yaml, summary.json. `base` gives network (shapes), device, clock
 // and number format; `errors` every candidate's reconstruction error (asked
-// once per run, kept in the checkpoint, a column of space.csv). Throws
+// once by the runs that use them, alds and the seeded start; kept in the
+// checkpoint, a column of space.csv). Throws
 // mixtd::Error on bad options, and — after writing the least-violating
 // designs to out/infeasible/ — when the first population finds no valid
 // design.
