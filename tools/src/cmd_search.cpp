@@ -236,7 +236,7 @@ Run add_search(CLI::App& app) {
     double finetune_lr = 5e-4;
     int jobs = 0, threads = 1;
     double sim_timeout = 600;
-    bool resume = false, no_final_verify = false, bench = false, mpi = false;
+    bool resume = false, no_final_verify = false, no_seeded_start = false, bench = false, mpi = false;
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("NET", a->net, "a zoo name (`mixtd zoo`), a .yaml description or an .onnx model")->required();
@@ -249,7 +249,8 @@ Run add_search(CLI::App& app) {
       ->check(device_fraction());
   cmd->add_option("--oracle", a->oracle, "throughput oracle: macs | analytical | forest | systemc")
       ->capture_default_str();
-  cmd->add_option("--strategy", a->strategy, "evolution | random | greedy | uniform")->capture_default_str();
+  cmd->add_option("--strategy", a->strategy, "evolution | random | greedy | uniform | alds (Strategies below)")
+      ->capture_default_str();
   cmd->add_flag("--pareto", a->o.pareto, "NSGA-II: the feasible Pareto set of accuracy, FPS and weight memory");
   cmd->add_option("--pareto-cost", a->o.pareto_cost, "the third objective with --pareto: memory | dsp")
       ->capture_default_str();
@@ -294,6 +295,9 @@ Run add_search(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--trees", a->o.forest.trees, "forest: trees")->capture_default_str();
   cmd->add_flag("--no-final-verify", a->no_final_verify, "skip the final SystemC check and budget trim");
+  cmd->add_flag("--no-seeded-start", a->no_seeded_start,
+                "evolution: the first population is the prior's draws alone (the paper's start), without the "
+                "uniform, greedy and alds answers");
   cmd->add_option("--finetune-epochs", a->finetune_epochs, "fine-tune the answer this many epochs (0: skip)")
       ->capture_default_str();
   cmd->add_option("--finetune-images", a->finetune_images, "training images per fine-tune epoch (0: all)")
@@ -313,13 +317,21 @@ Run add_search(CLI::App& app) {
   cmd->footer(
       "Algorithm (paper §V, docs/search.md): each layer's candidates are first tried alone and those\n"
       "losing more than --layer-drop pp are dropped; 25 designs are drawn from a Gaussian prior on\n"
-      "each layer's MAC ratio; every generation adds 50 mutation and 50 crossover children, each\n"
+      "each layer's MAC ratio and joined by the uniform, greedy and alds answers (--no-seeded-start:\n"
+      "not); every generation adds 50 mutation and 50 crossover children, each\n"
       "checked cheapest gate first (MACs bound, solver within --budget, throughput oracle >= target,\n"
       "accuracy floor), re-scores everyone on a fresh search batch and keeps the best 25. With\n"
       "--oracle forest the first --warmup generations are labelled in SystemC, the forest is fitted\n"
       "on those labels, and each generation the top --verify are checked in SystemC and added to the\n"
       "labels. The answer is verified in SystemC, its budget trimmed to just meet the target, and\n"
       "fine-tuned. A checkpoint is written every generation; --resume continues to identical outputs.\n\n"
+      "Strategies:\n"
+      "  evolution  Mixed-TD's (mu+lambda) evolution, above (NSGA-II with --pareto)\n"
+      "  random     the same loop with every child a fresh prior draw\n"
+      "  greedy     from undecomposed, compress the layer that costs least top-1 per FPS gained\n"
+      "  uniform    one type and MAC ratio for every layer, the most accurate that meets the target\n"
+      "  alds       analytic (after ALDS): the smallest largest reconstruction error ||W-W'||/||W||\n"
+      "             across layers that meets the target; no pre-filter, one query (the answer's)\n\n"
       "Outputs in -o: best.yaml, pareto/*.yaml, summary.json, final.json, candidates.csv,\n"
       "generations.csv, labels.csv (`mixtd predictor train` reads it), space.csv, timing.csv,\n"
       "convergence.svg, accuracy-fps.svg, forest.svg.\n\n"
@@ -328,6 +340,8 @@ Run add_search(CLI::App& app) {
       "      --device zc706 --target-fps 4000 --generations 5 -o s1\n"
       "  mixtd search resnet18-fmnist:width=0.25 --weights configs/networks/resnet18-fmnist-w0.25.onnx \\\n"
       "      --device zc706 --target-fps 4000 --strategy greedy --oracle analytical -o s2\n"
+      "  mixtd search resnet18-fmnist:width=0.25 --weights configs/networks/resnet18-fmnist-w0.25.onnx \\\n"
+      "      --device zc706 --target-fps 4000 --strategy alds --oracle analytical -o /tmp/alds\n"
       "  mixtd search resnet18 --device u250 --accuracy fidelity --pareto --oracle analytical \\\n"
       "      --generations 10 -o r18-pareto\n"
       "  mpirun -n 3 mixtd search resnet18-fmnist:width=0.25 --accuracy fidelity --device zc706 \\\n"
@@ -341,6 +355,7 @@ Run add_search(CLI::App& app) {
     o.oracle = search::parse_oracle(a->oracle);
     o.strategy = search::parse_strategy(a->strategy);
     o.final_verify = !a->no_final_verify;
+    o.seeded_start = !a->no_seeded_start;
     search::SpaceOptions space;
     space.types = search::parse_type_set(a->types);
     space.candidates.groups = search::parse_group_policy(a->groups);
@@ -476,6 +491,9 @@ Run add_search(CLI::App& app) {
                 << fixed(rep.total.bram18, 0) << ", URAM " << fixed(rep.total.uram, 0) << ", LUT "
                 << fixed(rep.total.lut, 0) << " (" << fixed(100 * r.best_utilisation, 1)
                 << "% of the device at most)\n";
+      if (r.best_max_error >= 0)
+        std::cout << "  largest reconstruction error ||W-W'||/||W|| over its layers " << fixed(r.best_max_error, 4)
+                  << "\n";
       if (a->accuracy == "top1" && data) {
         // The answer on the full test set, before and after a short fine-tune.
         nn::AccuracyOracle oracle(n, data->search, {a->batch > 0 ? a->batch : 128, a->calib, true, 0});
