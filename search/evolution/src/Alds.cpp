@@ -3,10 +3,11 @@
 // ‖W − Ŵ‖_F/‖W‖_F across layers is as small as the hardware allows. It asks
 // no accuracy: a threshold ε gives each layer its cheapest candidate within
 // ε, the design gets faster as ε grows, and ε is bisected over the distinct
-// candidate errors for the smallest whose design passes gates 1–3 (the same
-// hardware gates and throughput oracle as every search candidate). A
-// refinement pass then spends what FPS is left on the layers' errors,
-// largest first (docs/search.md).
+// candidate errors for the smallest whose design is fast enough, then taken
+// up to the first that also fits (gates 1–3: the same hardware gates and
+// throughput oracle as every search candidate). A refinement pass then
+// spends what FPS is left on the layers' errors, largest first
+// (docs/search.md).
 #include <algorithm>
 #include <numeric>
 #include <optional>
@@ -24,6 +25,13 @@ namespace {
 
 bool passes(const Outcome& probe, double need) {
   return probe.status == "feasible" && probe.violation <= 0 && probe.fps_oracle >= need;
+}
+
+// Short of the FPS asked: MACs bound, throughput oracle, or (after a
+// SystemC check raised `need`) below that. Not: resources, SystemC failing.
+bool too_slow(const Outcome& probe, double need) {
+  return probe.status == "rejected: macs" || probe.status == "rejected: fps" ||
+         (probe.status == "feasible" && !passes(probe, need));
 }
 
 }  // namespace
@@ -67,28 +75,52 @@ std::optional<Genome> Engine::alds_allocation(std::int64_t g, double need, AldsP
   for (const auto& layer : errors_) eps.insert(eps.end(), layer.begin(), layer.end());
   std::sort(eps.begin(), eps.end());
   eps.erase(std::unique(eps.begin(), eps.end()), eps.end());
-  auto pass = [&](const Genome& x) {
+  auto probe = [&](std::size_t j) -> const Outcome& {
+    const Genome x = alds_design(eps[j]);
     alds_probe({x}, g, seen);
-    return passes(seen.at(SearchSpace::key(x)), need);
+    return seen.at(SearchSpace::key(x));
   };
-  const Genome most = alds_design(eps.back());
-  if (!pass(most)) {
-    if (why_not) *why_not = alds_why_not(seen.at(SearchSpace::key(most)), need);
+  const Outcome most = probe(eps.size() - 1);
+  if (too_slow(most, need)) {
+    if (why_not) *why_not = alds_too_slow(most, need);
     return std::nullopt;
   }
-  // design(eps[hi]) passes. A smaller ε means a slower design; the solver's
-  // discrete ψ make that not strictly so, which the refinement makes up for.
+  // The smallest ε whose design is not too slow: FPS falls as ε falls (the
+  // solver's discrete ψ make that not strictly so; the refinement makes up
+  // for what the bisection steps over).
   std::size_t lo = 0, hi = eps.size() - 1;
   while (lo < hi) {
     const std::size_t mid = lo + (hi - lo) / 2;
-    if (pass(alds_design(eps[mid])))
+    if (!too_slow(probe(mid), need))
       hi = mid;
     else
       lo = mid + 1;
   }
-  Genome best = alds_design(eps[hi]);
-  alds_refine(best, g, need, seen);
+  std::optional<Genome> best = alds_first_passing(eps, hi, g, need, seen);
+  if (!best) {
+    if (why_not) *why_not = alds_unfit(most, seen);
+    return std::nullopt;
+  }
+  alds_refine(*best, g, need, seen);
   return best;
+}
+
+std::optional<Genome> Engine::alds_first_passing(const std::vector<double>& eps, std::size_t from, std::int64_t g,
+                                                 double need, AldsProbes& seen) {
+  // Resources do not follow ε as FPS does: the fewest-MAC candidates (many
+  // channel groups, CPD) can need more LUTs than the budget, where slower
+  // designs fit. From the boundary up, the first design that passes; in
+  // waves so SystemC runs them in parallel.
+  constexpr std::size_t kWave = 8;
+  std::size_t size = 1;  // the boundary alone first: it usually passes
+  for (std::size_t j = from; j < eps.size(); j += size, size = kWave) {
+    std::vector<Genome> wave;
+    for (std::size_t k = j; k < std::min(eps.size(), j + size); ++k) wave.push_back(alds_design(eps[k]));
+    alds_probe(wave, g, seen);
+    for (const Genome& x : wave)
+      if (passes(seen.at(SearchSpace::key(x)), need)) return x;
+  }
+  return std::nullopt;
 }
 
 void Engine::alds_refine(Genome& best, std::int64_t g, double need, AldsProbes& seen) {
@@ -124,20 +156,34 @@ void Engine::alds_refine(Genome& best, std::int64_t g, double need, AldsProbes& 
   }
 }
 
-std::string Engine::alds_why_not(const Outcome& most, double need) {
-  const std::string prefix = "alds: even the most compressed candidate of every layer ";
-  if (most.status.rfind("rejected: systemc failed", 0) == 0) return prefix + "gives a design SystemC " + most.status;
-  const HardwareEval& e = hw_->evaluate(most.genome, 0);  // solved even when the MACs bound stopped it
-  if (!e.fits)
-    return prefix + "does not fit " + number(100 * o_.solver.budget) + "% of " + base_.device.name + " (" + e.reason +
-           ")";
-  const bool oracle_fps = most.fps_oracle > 0 && o_.oracle != ThroughputOracle::Analytical;
-  const double fps = oracle_fps ? most.fps_oracle : e.fps_analytical;
-  std::string msg = prefix + "reaches only " + fixed_str(fps, 1) + " " +
-                    (oracle_fps ? to_string(o_.oracle) + "-oracle" : std::string("analytical")) + " FPS (target " +
-                    fixed_str(o_.target_fps, 1);
+std::string Engine::alds_fps(const Outcome& probe) {
+  const HardwareEval& e = hw_->evaluate(probe.genome, 0);  // solved even when the MACs bound stopped it
+  const bool oracle_fps = probe.fps_oracle > 0 && o_.oracle != ThroughputOracle::Analytical;
+  return fixed_str(oracle_fps ? probe.fps_oracle : e.fps_analytical, 1) + " " +
+         (oracle_fps ? to_string(o_.oracle) + "-oracle" : std::string("analytical")) + " FPS";
+}
+
+std::string Engine::alds_too_slow(const Outcome& most, double need) {
+  std::string msg = "alds: even the most compressed candidate of every layer reaches only " + alds_fps(most) +
+                    " (target " + fixed_str(o_.target_fps, 1);
   if (need > o_.target_fps) msg += ", raised to " + fixed_str(need, 1) + " where SystemC fell short";
   return msg + ")";
+}
+
+std::string Engine::alds_unfit(const Outcome& most, const AldsProbes& seen) {
+  // Every design fast enough fails a resource (or SystemC): name the
+  // fastest one that fits and what the most compressed one needs.
+  const Outcome* fastest = nullptr;
+  for (const auto& [key, p] : seen)
+    if (p.fps_oracle > 0 && (p.status == "feasible" || p.status == "rejected: fps") &&
+        (!fastest || p.fps_oracle > fastest->fps_oracle))
+      fastest = &p;
+  const HardwareEval& e = hw_->evaluate(most.genome, 0);
+  const std::string budget = number(100 * o_.solver.budget) + "% of " + base_.device.name;
+  const std::string why_most = "the most compressed candidate of every layer: " + (e.fits ? most.status : e.reason);
+  if (!fastest) return "alds: no threshold gives a design that fits " + budget + " (" + why_most + ")";
+  return "alds: the designs that fit " + budget + " reach at most " + alds_fps(*fastest) + " (target " +
+         fixed_str(o_.target_fps, 1) + "); the faster ones do not fit (" + why_most + ")";
 }
 
 void Engine::run_alds() {

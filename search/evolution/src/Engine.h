@@ -91,8 +91,13 @@ class Engine {
   std::optional<Genome> alds_allocation(std::int64_t g, double need, AldsProbes& seen, std::string* why_not);
   Genome alds_design(double eps) const;  // each layer's cheapest candidate with error ≤ eps
   void alds_probe(const std::vector<Genome>& genomes, std::int64_t g, AldsProbes& seen);
+  std::optional<Genome> alds_first_passing(const std::vector<double>& eps, std::size_t from, std::int64_t g,
+                                           double need, AldsProbes& seen);
   void alds_refine(Genome& best, std::int64_t g, double need, AldsProbes& seen);
-  std::string alds_why_not(const Outcome& most, double need);  // the one error line: what binds
+  // The one error line when no ε passes: what binds.
+  std::string alds_too_slow(const Outcome& most, double need);
+  std::string alds_unfit(const Outcome& most, const AldsProbes& seen);
+  std::string alds_fps(const Outcome& probe);  // "4501.2 analytical FPS"
   void finish(SearchResult& r);
 
   // Gates, in waves: every draw of a wave gets gates 1–2, then one parallel
