@@ -13,6 +13,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "mixtd/arch/Analytical.h"
@@ -89,6 +90,20 @@ class FakeSimulator : public search::Simulator {
   }
 };
 
+// ‖W − Ŵ‖/‖W‖ stand-in: falls with the rank, CPD and the spatial SVD a little
+// worse, a fixed per-(layer, τ) wobble; deterministic.
+class FakeErrors : public search::ReconstructionErrors {
+ public:
+  std::int64_t calls = 0, kill_at = 0;
+  double relative_error(const std::string& layer, const td::Tau& t) override {
+    if (++calls == kill_at) ::raise(SIGKILL);
+    if (!t.decomposed()) return 0;
+    const double type = t.type == td::TdType::Cpd ? 1.4 : t.type == td::TdType::SvdSpatial ? 1.2 : 1.0;
+    const double e = type * 0.6 / std::sqrt(static_cast<double>(t.rank)) * (1 + 0.2 * unit_hash(layer + t.str()));
+    return std::min(e, 0.99);
+  }
+};
+
 arch::Design base_design(const std::string& net = "resnet18-fmnist:width=0.25", const std::string& dev = "zc706") {
   arch::Design d = arch::make_design(net::build_zoo(net, false), net, arch::load_device(dev), dev);
   d.clock_mhz = d.device.clock_mhz;
@@ -109,16 +124,23 @@ search::SearchOptions small_options(double target) {
   o.patience = 0;
   o.layer_drop = 3.0;
   o.forest.trees = 20;
+  // The loop's tests start from the prior's draws alone; the seeded start
+  // (greedy's walk alone solves ~2,000 designs here, ~8 s) has its own.
+  o.seeded_start = false;
   return o;
 }
 
 // Ungrouped candidates keep the space (and the pre-filter) small enough for a unit test.
 search::SearchResult run(const fs::path& out, const search::SearchOptions& o, search::AccuracySource& acc,
                          search::Simulator& sim, bool resume = false,
-                         const std::string& net = "resnet18-fmnist:width=0.25") {
+                         const std::string& net = "resnet18-fmnist:width=0.25",
+                         search::ReconstructionErrors* errors = nullptr,
+                         td::GroupPolicy groups = td::GroupPolicy::Ungrouped) {
   search::SpaceOptions space;
-  space.candidates.groups = td::GroupPolicy::Ungrouped;
-  return search::run_search(base_design(net), space, o, acc, sim, out, {{"network", net}}, resume);
+  space.candidates.groups = groups;
+  FakeErrors fake;
+  return search::run_search(base_design(net), space, o, acc, sim, errors ? *errors : fake, out, {{"network", net}},
+                            resume);
 }
 
 const std::vector<std::string> kReproducible = {"candidates.csv", "generations.csv", "labels.csv",
@@ -130,6 +152,35 @@ void expect_same_outputs(const fs::path& a, const fs::path& b, const std::vector
     ASSERT_TRUE(fs::exists(b / f)) << b / f;
     EXPECT_EQ(read_text(a / f), read_text(b / f)) << f << " differs between " << a << " and " << b;
   }
+}
+
+// The largest of g's layers' errors, g a key of the unrestricted ungrouped space (runs with layer_drop < 0).
+double max_error_of(const std::string& key, search::ReconstructionErrors& errors) {
+  search::SpaceOptions so;
+  so.candidates.groups = td::GroupPolicy::Ungrouped;
+  const search::SearchSpace space(base_design(), so);
+  const search::Genome g = space.parse_key(key);
+  double m = 0;
+  for (std::size_t i = 0; i < g.size(); ++i)
+    m = std::max(m, errors.relative_error(space.layers()[i].layer,
+                                          space.layers()[i].candidates[static_cast<std::size_t>(g[i])].tau));
+  return m;
+}
+
+// candidates.csv rows, split on commas (no field of these rows has one).
+std::vector<std::vector<std::string>> csv_rows(const fs::path& p) {
+  std::vector<std::vector<std::string>> rows;
+  std::ifstream in(p);
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::size_t a = 0;
+    for (std::size_t b; (b = line.find(',', a)) != std::string::npos; a = b + 1) f.push_back(line.substr(a, b - a));
+    f.push_back(line.substr(a));
+    rows.push_back(f);
+  }
+  return rows;
 }
 
 // --- the genome ---------------------------------------------------------------
@@ -260,45 +311,78 @@ TEST(Search, MeetsTheTargetAndIsReproducible) {
   for (const auto& m : r.population) EXPECT_GE(m.fps, target);
 }
 
+// Kills a run of `o` in `dir` at accuracy query `kill_query` or at
+// reconstruction error `kill_error` (0: not), resumes it, and expects the
+// outputs of the uninterrupted run in `ref`.
+void kill_and_resume(const search::SearchOptions& o, const fs::path& ref, const fs::path& dir, std::int64_t kill_query,
+                     std::int64_t kill_error) {
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    FakeAccuracy acc;
+    acc.kill_at = kill_query;
+    FakeErrors errors;
+    errors.kill_at = kill_error;
+    FakeSimulator sim;
+    try {
+      run(dir, o, acc, sim, false, "resnet18-fmnist:width=0.25", &errors);
+    } catch (...) {
+    }
+    ::_exit(0);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the run was to be killed at query " << kill_query << " / error " << kill_error;
+  FakeAccuracy acc;
+  FakeSimulator sim;
+  run(dir, o, acc, sim, /*resume=*/true);
+  expect_same_outputs(ref, dir);
+}
+
 TEST(Search, KilledAnywhereAndResumedGivesIdenticalOutputs) {
   const double target = 1.25 * undecomposed_fps(base_design());
   const auto o = small_options(target);
   const fs::path ref = scratch("ref");
-  {
-    FakeAccuracy acc;
-    FakeSimulator sim;
-    run(ref, o, acc, sim);
-  }
   FakeAccuracy counter;
   FakeSimulator s0;
-  run(scratch("count"), o, counter, s0);
-  // Kill points: in the pre-filter, in the first population and at seeded random queries after it.
+  run(ref, o, counter, s0);
+  // Kill points: in the pre-filter, in the first population and at seeded
+  // random queries after it.
   Rng rng(11);
   std::vector<std::int64_t> kills = {3, counter.calls / 3};
   for (int i = 0; i < 3; ++i)
     kills.push_back(1 + static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(counter.calls - 1))));
-  for (const std::int64_t kill : kills) {
-    const fs::path dir = scratch("kill" + std::to_string(kill));
-    const pid_t pid = ::fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      FakeAccuracy acc;
-      acc.kill_at = kill;
-      FakeSimulator sim;
-      try {
-        run(dir, o, acc, sim);
-      } catch (...) {
-      }
-      ::_exit(0);
-    }
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    ASSERT_TRUE(WIFSIGNALED(status)) << "the run was to be killed at query " << kill;
-    FakeAccuracy acc;
-    FakeSimulator sim;
-    run(dir, o, acc, sim, /*resume=*/true);
-    expect_same_outputs(ref, dir);
-  }
+  for (const std::int64_t kill : kills) kill_and_resume(o, ref, scratch("kill" + std::to_string(kill)), kill, 0);
+}
+
+TEST(Search, SeededStartKilledAnywhereAndResumedGivesIdenticalOutputs) {
+  auto o = small_options(1.2 * undecomposed_fps(base_design()));
+  o.seeded_start = true;
+  o.generations = 2;
+  const fs::path ref = scratch("seeded-ref");
+  FakeAccuracy counter;
+  FakeSimulator sim;
+  const auto r = run(ref, o, counter, sim);
+  // After the pre-filter: uniform's wave (one query per design that meets
+  // the target), greedy's answer, alds's answer, then the prior's draws.
+  std::int64_t uniform_queries = 0;
+  for (const auto& row : csv_rows(ref / "candidates.csv"))
+    uniform_queries += (row[2] == "uniform" || row[2] == "seed-uniform") && !row[18].empty();
+  const std::int64_t pf = r.prefilter_queries;
+  for (const std::int64_t kill : {pf + 2, pf + uniform_queries + 1, pf + uniform_queries + 2, counter.calls - 2})
+    kill_and_resume(o, ref, scratch("seeded-kill" + std::to_string(kill)), kill, 0);
+}
+
+TEST(Search, AldsKilledAnywhereAndResumedGivesIdenticalOutputs) {
+  auto o = small_options(1.2 * undecomposed_fps(base_design()));
+  o.strategy = search::Strategy::Alds;
+  const fs::path ref = scratch("alds-ref");
+  FakeAccuracy acc;
+  FakeSimulator sim;
+  run(ref, o, acc, sim);
+  ASSERT_EQ(acc.calls, 1);
+  kill_and_resume(o, ref, scratch("alds-kill-query"), 1, 0);  // the answer's query, after every probe
+  kill_and_resume(o, ref, scratch("alds-kill-error"), 0, 25);
 }
 
 TEST(Search, ResumeRefusesOtherSettingsAndAFreshRunRefusesACheckpoint) {
@@ -314,6 +398,14 @@ TEST(Search, ResumeRefusesOtherSettingsAndAFreshRunRefusesACheckpoint) {
     FAIL() << "a fresh run over a checkpoint must be refused";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("--resume"), std::string::npos) << e.what();
+  }
+  auto seeded = o;
+  seeded.seeded_start = true;
+  try {
+    run(dir, seeded, acc, sim, true);
+    FAIL() << "resuming with another start must be refused";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--seeded-start"), std::string::npos) << e.what();
   }
   auto other = o;
   other.target_fps = target * 1.1;
@@ -375,6 +467,18 @@ TEST(Search, BadOptionsAreClearErrors) {
   o.pareto = true;
   o.strategy = search::Strategy::Greedy;
   expect_error(o, "--pareto");
+  o = small_options(100);
+  o.strategy = search::Strategy::Alds;
+  o.min_accuracy = 0.5;
+  expect_error(o, "--min-accuracy");
+  EXPECT_EQ(search::parse_strategy("alds"), search::Strategy::Alds);
+  EXPECT_EQ(search::to_string(search::Strategy::Alds), "alds");
+  try {
+    search::parse_strategy("hill");
+    FAIL() << "an unknown strategy must be refused";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("alds"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Search, StrategiesMeetTheTarget) {
@@ -442,6 +546,7 @@ TEST(Search, ParetoModeReturnsAFeasibleNonDominatedSet) {
   auto o = small_options(target);
   o.pareto = true;
   o.generations = 4;
+  o.seeded_start = true;  // NSGA-II starts from the baselines' answers too
   const fs::path dir = scratch("pareto");
   FakeAccuracy acc;
   FakeSimulator sim;
@@ -452,6 +557,10 @@ TEST(Search, ParetoModeReturnsAFeasibleNonDominatedSet) {
     EXPECT_TRUE(fs::exists(dir / "pareto" / (std::string(i + 1 < 10 ? "0" : "") + std::to_string(i + 1) + ".yaml")));
   }
   for (const auto& h : r.history) EXPECT_GE(h.hypervolume, 0);
+  std::set<std::string> seeds;
+  for (const auto& row : csv_rows(dir / "candidates.csv"))
+    if (row[2].rfind("seed-", 0) == 0 && row[19] == "valid") seeds.insert(row[2]);
+  EXPECT_EQ(seeds, (std::set<std::string>{"seed-alds", "seed-greedy", "seed-uniform"}));
   // No member of the set dominates another on (accuracy, FPS, weight memory).
   for (const auto& a : r.pareto)
     for (const auto& b : r.pareto) {
@@ -462,6 +571,236 @@ TEST(Search, ParetoModeReturnsAFeasibleNonDominatedSet) {
                        (a.accuracy > b.accuracy || a.fps > b.fps || ma < mb);
       EXPECT_FALSE(dom);
     }
+}
+
+TEST(Search, AldsMeetsTheTargetWithTheSmallestLargestErrorOfAnyFeasibleDesignSampled) {
+  const double target = 1.2 * undecomposed_fps(base_design());
+  auto o = small_options(target);
+  o.layer_drop = -1;  // genome keys in the unrestricted space, for max_error_of
+  o.final_verify = false;
+  FakeErrors errors;
+  // Every design uniform and random found feasible by the same gates.
+  std::vector<std::string> feasible;
+  for (auto st : {search::Strategy::Uniform, search::Strategy::Random}) {
+    auto ob = o;
+    ob.strategy = st;
+    FakeAccuracy acc;
+    FakeSimulator sim;
+    const fs::path dir = scratch("alds-vs-" + search::to_string(st));
+    run(dir, ob, acc, sim);
+    for (const auto& r : csv_rows(dir / "candidates.csv"))
+      if (r[19] == "valid") feasible.push_back(r[5]);
+  }
+  ASSERT_GT(feasible.size(), 10u);
+  o.strategy = search::Strategy::Alds;
+  FakeAccuracy acc;
+  FakeSimulator sim;
+  const fs::path dir = scratch("alds");
+  const auto r = run(dir, o, acc, sim);
+  ASSERT_TRUE(r.found);
+  EXPECT_EQ(acc.calls, 1) << "alds asks one accuracy query, the answer's";
+  EXPECT_EQ(r.prefilter_queries, 0);
+  EXPECT_GE(r.best.fps, target);
+  EXPECT_NEAR(r.best_max_error, max_error_of(search::SearchSpace::key(r.best.genome), errors), 1e-12);
+  for (const auto& key : feasible) EXPECT_LE(r.best_max_error, max_error_of(key, errors) + 1e-12) << key;
+  // The probes are in candidates.csv, hardware only; the answer is the one row with an accuracy.
+  std::int64_t probes = 0, answers = 0;
+  for (const auto& row : csv_rows(dir / "candidates.csv")) {
+    probes += row[2] == "alds-probe";
+    answers += row[2] == "alds";
+    if (row[2] == "alds-probe") {
+      EXPECT_EQ(row[18], "");
+    }
+  }
+  EXPECT_GT(probes, 5);
+  EXPECT_EQ(answers, 1);
+}
+
+TEST(Search, AldsFindsADesignWhenTheMostCompressedOneDoesNotFit) {
+  // With the paper's groupings the fewest-MAC candidates split layers into
+  // many chunks: the most compressed design needs ~11x the LUT budget of a
+  // ZC706, slower designs fit. The bisection is on FPS; resources are met
+  // from the boundary up.
+  auto o = small_options(1.2 * undecomposed_fps(base_design()));
+  o.strategy = search::Strategy::Alds;
+  o.final_verify = false;
+  const fs::path dir = scratch("alds-paper-groups");
+  FakeAccuracy acc;
+  FakeSimulator sim;
+  const auto r = run(dir, o, acc, sim, false, "resnet18-fmnist:width=0.25", nullptr, td::GroupPolicy::Paper);
+  const auto rows = csv_rows(dir / "candidates.csv");
+  ASSERT_FALSE(rows.empty());
+  EXPECT_EQ(rows[0][2], "alds-probe");
+  EXPECT_EQ(rows[0][19].rfind("rejected: resources (LUT", 0), 0u) << rows[0][19];
+  ASSERT_TRUE(r.found);
+  EXPECT_GE(r.best.fps, o.target_fps);
+}
+
+TEST(Search, AldsWithFinalVerifyMeetsTheTargetInSystemC) {
+  const double target = 1.2 * undecomposed_fps(base_design());
+  auto o = small_options(target);
+  o.strategy = search::Strategy::Alds;
+  FakeAccuracy acc;
+  FakeSimulator sim;
+  const auto r = run(scratch("alds-verified"), o, acc, sim);
+  ASSERT_TRUE(r.found);
+  EXPECT_GE(r.best_fps_sim, target);
+  EXPECT_LE(r.best_fps_sim, 1.03 * target);  // the trim
+  EXPECT_EQ(acc.calls, 1);
+}
+
+TEST(Search, AldsWithAnUnreachableTargetSaysWhichConstraintBinds) {
+  auto o = small_options(50 * undecomposed_fps(base_design()));
+  o.strategy = search::Strategy::Alds;
+  FakeAccuracy acc;
+  FakeSimulator sim;
+  try {
+    run(scratch("alds-fps"), o, acc, sim);
+    FAIL() << "an unreachable target must end in an error";
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("alds: even the most compressed candidate of every layer reaches only"), std::string::npos) << m;
+    EXPECT_NE(m.find("analytical FPS (target"), std::string::npos) << m;
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+  }
+  EXPECT_EQ(acc.calls, 0);
+  o.target_fps = 100;
+  o.solver.budget = 0.005;  // not even ψ = 1 fits
+  try {
+    run(scratch("alds-budget"), o, acc, sim);
+    FAIL() << "a design that fits nowhere must end in an error";
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("alds: no threshold gives a design that fits 0.5% of zc706 (the most compressed"),
+              std::string::npos)
+        << m;
+  }
+  EXPECT_EQ(acc.calls, 0);
+}
+
+// The genome of the one valid row of `kind` in candidates.csv ("" if none).
+std::string seed_genome(const fs::path& dir, const std::string& kind) {
+  std::string g;
+  for (const auto& row : csv_rows(dir / "candidates.csv"))
+    if (row[2] == kind && row[19] == "valid") {
+      EXPECT_EQ(g, "") << kind << " twice";
+      g = row[5];
+    }
+  return g;
+}
+
+TEST(Search, SeededFirstPopulationHoldsTheBaselinesAnswers) {
+  const double target = 1.2 * undecomposed_fps(base_design());
+  auto o = small_options(target);
+  o.seeded_start = true;
+  o.generations = 1;  // the result's population is the first one
+  o.layer_drop = -1;  // alds skips the pre-filter: the same space for every run here
+  const fs::path dir = scratch("seeded");
+  FakeAccuracy acc;
+  FakeSimulator sim;
+  const auto r = run(dir, o, acc, sim);
+  std::set<std::string> members;
+  for (const auto& m : r.population) members.insert(search::SearchSpace::key(m.genome));
+  std::int64_t drawn = 0;
+  for (const auto& row : csv_rows(dir / "candidates.csv")) drawn += row[2] == "init" && row[19] == "valid";
+  EXPECT_EQ(static_cast<std::int64_t>(members.size()), drawn + 3);
+  // Each is the answer of its baseline run alone on the same (pre-filtered) space.
+  auto alone = o;
+  alone.final_verify = false;  // the baselines' own answers, before any SystemC check
+  for (auto st : {search::Strategy::Uniform, search::Strategy::Greedy, search::Strategy::Alds}) {
+    const std::string kind = "seed-" + search::to_string(st);
+    const std::string seed = seed_genome(dir, kind);
+    ASSERT_NE(seed, "") << kind;
+    EXPECT_TRUE(members.count(seed)) << kind;
+    alone.strategy = st;
+    FakeAccuracy a2;
+    FakeSimulator s2;
+    const auto b = run(scratch("alone-" + search::to_string(st)), alone, a2, s2);
+    EXPECT_EQ(search::SearchSpace::key(b.best.genome), seed) << kind;
+  }
+  // --no-seeded-start: the prior's draws alone.
+  o.seeded_start = false;
+  const fs::path plain = scratch("unseeded");
+  const auto u = run(plain, o, acc, sim);
+  EXPECT_LE(static_cast<std::int64_t>(u.population.size()), o.population);
+  for (const auto& row : csv_rows(plain / "candidates.csv")) EXPECT_EQ(row[2].rfind("seed-", 0), std::string::npos);
+}
+
+// Accuracy = 1 − the largest reconstruction error (FakeErrors): what alds
+// minimises, so the seeds are strong starts that selection must keep.
+class MaxErrorAccuracy : public search::AccuracySource {
+ public:
+  double query(const search::Taus& taus, std::int64_t) override {
+    double m = 0;
+    for (const auto& [name, t] : taus) m = std::max(m, errors_.relative_error(name, t));
+    return 1 - m;
+  }
+  std::int64_t batches() const override { return 8; }
+
+ private:
+  FakeErrors errors_;
+};
+
+TEST(Search, EvolutionNeverEndsWorseThanItsBestSeed) {
+  auto o = small_options(1.2 * undecomposed_fps(base_design()));
+  o.seeded_start = true;
+  o.layer_drop = -1;  // every candidate alone loses more than 3 pp of this accuracy
+  o.generations = 4;
+  o.final_verify = false;
+  const fs::path dir = scratch("elitism");
+  MaxErrorAccuracy acc;
+  FakeSimulator sim;
+  const auto r = run(dir, o, acc, sim);
+  double best_seed = -1;
+  std::map<std::string, double> seed_accuracy;
+  for (const auto& row : csv_rows(dir / "candidates.csv"))
+    if (row[2].rfind("seed-", 0) == 0 && row[19] == "valid") seed_accuracy[row[2]] = std::stod(row[18]);
+  ASSERT_EQ(seed_accuracy.size(), 3u);
+  for (const auto& [k, a] : seed_accuracy) best_seed = std::max(best_seed, a);
+  // alds minimises exactly what this accuracy measures: no seed beats it.
+  EXPECT_EQ(best_seed, seed_accuracy.at("seed-alds"));
+  const double csv = 1e-9;  // candidates.csv's values have 10 significant digits
+  for (const auto& h : r.history) EXPECT_GE(h.best_accuracy, best_seed - csv) << "generation " << h.generation;
+  EXPECT_GE(r.best.accuracy, best_seed - csv);
+}
+
+TEST(Search, SpaceCsvCarriesTdsReconstructionErrorOfEveryCandidate) {
+  const net::Network weighted = net::build_zoo("tiny", true);
+  search::DecomposerErrors errors(weighted);
+  const arch::Design base = base_design("tiny");
+  auto o = small_options(0.9 * undecomposed_fps(base));
+  o.strategy = search::Strategy::Alds;  // a run that uses them measures them
+  const fs::path dir = scratch("errors");
+  FakeAccuracy acc;
+  FakeSimulator sim;
+  run(dir, o, acc, sim, false, "tiny", &errors);
+  // Rows in the unrestricted space's order, layer by layer.
+  search::SpaceOptions so;
+  so.candidates.groups = td::GroupPolicy::Ungrouped;
+  const search::SearchSpace space(base, so);
+  std::ifstream in(dir / "space.csv");
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line.substr(line.rfind(',') + 1), "reconstruction_error");
+  std::size_t rows = 0;
+  for (const auto& l : space.layers()) {
+    td::Decomposer d(*weighted.find(l.layer));
+    for (const auto& c : l.candidates) {
+      ASSERT_TRUE(std::getline(in, line));
+      const double e = std::stod(line.substr(line.rfind(',') + 1));
+      EXPECT_NEAR(e, d.relative_error(c.tau), 1e-9 * (1 + e)) << l.layer << " " << c.tau.str();
+      EXPECT_EQ(e == 0, !c.tau.decomposed()) << l.layer << " " << c.tau.str();
+      ++rows;
+    }
+  }
+  EXPECT_GT(rows, 3u);
+  // A run that does not use them leaves the column empty.
+  o.strategy = search::Strategy::Uniform;
+  const fs::path plain = scratch("no-errors");
+  run(plain, o, acc, sim, false, "tiny", &errors);
+  std::ifstream p(plain / "space.csv");
+  std::getline(p, line);
+  while (std::getline(p, line)) EXPECT_EQ(line.back(), ',') << line;
 }
 
 TEST(Search, ResultsDoNotDependOnJobsWithRealSystemC) {

@@ -349,12 +349,28 @@ TEST(Cli, SearchRefusesBadInputWithOneClearLine) {
   EXPECT_FALSE(fs::exists(out / "checkpoint.json"));
 }
 
+// --strategy alds with a target no design reaches: its last line is the one
+// error line, naming the FPS the most compressed design reaches.
+TEST(Cli, SearchAldsWithAnUnreachableTargetSaysWhatBinds) {
+  const fs::path out = scratch("search-alds");
+  fs::remove_all(out);
+  const Result r = run("search resnet18-fmnist:width=0.25 --weights " + std::string(MIXTD_SOURCE_DIR) +
+                       "/configs/networks/resnet18-fmnist-w0.25.onnx --device zc706 --types svd --groups none "
+                       "--target-fps 50000 --strategy alds --oracle analytical --finetune-epochs 0 -o " +
+                       out.string());
+  EXPECT_EQ(r.code, 1) << r.out;
+  const std::string last = r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1);
+  EXPECT_THAT(last, HasSubstr("mixtd: error: alds: even the most compressed candidate of every layer reaches only "));
+  EXPECT_THAT(last, HasSubstr(" analytical FPS (target 50000.0)"));
+  EXPECT_FALSE(fs::exists(out / "best.yaml"));
+}
+
 // --resume on a folder made with other settings names the differing one.
 TEST(Cli, SearchResumeWithOtherSettingsNamesTheSetting) {
   const std::string net = "resnet18-fmnist:width=0.25 --weights " + std::string(MIXTD_SOURCE_DIR) +
                           "/configs/networks/resnet18-fmnist-w0.25.onnx --device zc706 --batch 32 --oracle analytical "
                           "--generations 1 --population 2 --mutations 1 --crossovers 1 --layer-drop -1 --groups none "
-                          "--no-final-verify --finetune-epochs 0";
+                          "--no-final-verify --no-seeded-start --finetune-epochs 0";
   const fs::path out = scratch("search-resume");
   fs::remove_all(out);
   const Result first = run("search " + net + " --target-fps 3500 -o " + out.string());

@@ -265,7 +265,7 @@ Run add_search(CLI::App& app) {
     double finetune_lr = 5e-4, finetune_alpha = 0.9, finetune_temperature = 4;
     int jobs = 0, threads = 1;
     double sim_timeout = 600;
-    bool resume = false, no_final_verify = false, bench = false, mpi = false;
+    bool resume = false, no_final_verify = false, no_seeded_start = false, bench = false, mpi = false;
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("NET", a->net, "a zoo name (`mixtd zoo`), a .yaml description or an .onnx model")->required();
@@ -278,7 +278,8 @@ Run add_search(CLI::App& app) {
       ->check(device_fraction());
   cmd->add_option("--oracle", a->oracle, "throughput oracle: macs | analytical | forest | systemc")
       ->capture_default_str();
-  cmd->add_option("--strategy", a->strategy, "evolution | random | greedy | uniform")->capture_default_str();
+  cmd->add_option("--strategy", a->strategy, "evolution | random | greedy | uniform | alds (Strategies below)")
+      ->capture_default_str();
   cmd->add_flag("--pareto", a->o.pareto, "NSGA-II: the feasible Pareto set of accuracy, FPS and weight memory");
   cmd->add_option("--pareto-cost", a->o.pareto_cost, "the third objective with --pareto: memory | dsp")
       ->capture_default_str();
@@ -337,6 +338,9 @@ Run add_search(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--trees", a->o.forest.trees, "forest: trees")->capture_default_str();
   cmd->add_flag("--no-final-verify", a->no_final_verify, "skip the final SystemC check and budget trim");
+  cmd->add_flag("--no-seeded-start", a->no_seeded_start,
+                "evolution: the first population is the prior's draws alone (the paper's start), without the "
+                "uniform, greedy and alds answers");
   cmd->add_option("--finetune-epochs", a->finetune_epochs, "fine-tune the answer this many epochs (0: skip)")
       ->capture_default_str();
   cmd->add_option("--finetune-images", a->finetune_images, "training images per fine-tune epoch (0: all)")
@@ -364,18 +368,26 @@ Run add_search(CLI::App& app) {
   cmd->footer(
       "Algorithm (paper §V, docs/search.md): each layer's candidates are first tried alone and those\n"
       "losing more than --layer-drop points of fitness are dropped; 25 designs are drawn from a\n"
-      "Gaussian prior on each layer's MAC ratio; every generation adds 50 mutation and 50 crossover\n"
-      "children, each checked cheapest gate first (MACs bound, solver within --budget, throughput\n"
-      "oracle >= target, accuracy floor), and keeps the best 25. The fitness (--fitness teacher) is\n"
-      "the agreement exp(-KL) of the decomposed BFP8 network's class probabilities with the\n"
-      "undecomposed network's on one fixed set of --eval-images search images, after a statistics\n"
-      "correction of the decomposed layers (--correction); every design is scored on the same set,\n"
-      "so the best so far never falls. --fitness paper is Mixed-TD's: top-1 on a fresh 128-image\n"
-      "batch each generation, parents re-scored. With\n"
+      "Gaussian prior on each layer's MAC ratio and joined by the uniform, greedy and alds answers\n"
+      "(--no-seeded-start: not); every generation adds 50 mutation and 50 crossover children, each\n"
+      "checked cheapest gate first (MACs bound, solver within --budget, throughput oracle >= target,\n"
+      "accuracy floor), and keeps the best 25. The fitness (--fitness teacher) is the agreement\n"
+      "exp(-KL) of the decomposed BFP8 network's class probabilities with the undecomposed\n"
+      "network's on one fixed set of --eval-images search images, after a statistics correction of\n"
+      "the decomposed layers (--correction); every design is scored on the same set, so the best so\n"
+      "far never falls. --fitness paper is Mixed-TD's: top-1 on a fresh 128-image batch each\n"
+      "generation, parents re-scored. With\n"
       "--oracle forest the first --warmup generations are labelled in SystemC, the forest is fitted\n"
       "on those labels, and each generation the top --verify are checked in SystemC and added to the\n"
       "labels. The answer is verified in SystemC, its budget trimmed to just meet the target, and\n"
       "fine-tuned. A checkpoint is written every generation; --resume continues to identical outputs.\n\n"
+      "Strategies:\n"
+      "  evolution  Mixed-TD's (mu+lambda) evolution, above (NSGA-II with --pareto)\n"
+      "  random     the same loop with every child a fresh prior draw\n"
+      "  greedy     from undecomposed, compress the layer that costs least top-1 per FPS gained\n"
+      "  uniform    one type and MAC ratio for every layer, the most accurate that meets the target\n"
+      "  alds       analytic (after ALDS): the smallest largest reconstruction error ||W-W'||/||W||\n"
+      "             across layers that meets the target; no pre-filter, one query (the answer's)\n\n"
       "Outputs in -o: best.yaml, pareto/*.yaml, summary.json, final.json, candidates.csv,\n"
       "generations.csv, labels.csv (`mixtd predictor train` reads it), space.csv, timing.csv,\n"
       "convergence.svg, accuracy-fps.svg, forest.svg.\n\n"
@@ -384,6 +396,8 @@ Run add_search(CLI::App& app) {
       "      --device zc706 --target-fps 4000 --generations 5 -o s1\n"
       "  mixtd search resnet18-fmnist:width=0.25 --weights configs/networks/resnet18-fmnist-w0.25.onnx \\\n"
       "      --device zc706 --target-fps 4000 --strategy greedy --oracle analytical -o s2\n"
+      "  mixtd search resnet18-fmnist:width=0.25 --weights configs/networks/resnet18-fmnist-w0.25.onnx \\\n"
+      "      --device zc706 --target-fps 4000 --strategy alds --oracle analytical -o /tmp/alds\n"
       "  mixtd search resnet18 --device u250 --accuracy fidelity --pareto --oracle analytical \\\n"
       "      --generations 10 -o r18-pareto\n"
       "  mpirun -n 3 mixtd search resnet18-fmnist:width=0.25 --accuracy fidelity --device zc706 \\\n"
@@ -397,6 +411,7 @@ Run add_search(CLI::App& app) {
     o.oracle = search::parse_oracle(a->oracle);
     o.strategy = search::parse_strategy(a->strategy);
     o.final_verify = !a->no_final_verify;
+    o.seeded_start = !a->no_seeded_start;
     search::SpaceOptions space;
     space.types = search::parse_type_set(a->types);
     space.candidates.groups = search::parse_group_policy(a->groups);
@@ -478,6 +493,7 @@ Run add_search(CLI::App& app) {
     }
     search::AccuracySource& accuracy = cached ? static_cast<search::AccuracySource&>(*cached) : *source;
     search::SystemCSimulator simulator(a->jobs, a->sim_timeout);
+    search::DecomposerErrors errors(n);  // the weighted network's ‖W − Ŵ‖/‖W‖ per candidate
 
     const bool tty = ::isatty(2) != 0;
     Progress progress;
@@ -490,7 +506,7 @@ Run add_search(CLI::App& app) {
     const std::filesystem::path out = a->out;
     const auto t0 = std::chrono::steady_clock::now();
     const search::SearchResult r =
-        search::run_search(base, space, o, accuracy, simulator, out, settings, a->resume, cb);
+        search::run_search(base, space, o, accuracy, simulator, errors, out, settings, a->resume, cb);
     const double search_wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (tty) std::fprintf(stderr, "\n");
     write_plots(out, r, o.target_fps);
@@ -537,6 +553,9 @@ Run add_search(CLI::App& app) {
                 << fixed(rep.total.bram18, 0) << ", URAM " << fixed(rep.total.uram, 0) << ", LUT "
                 << fixed(rep.total.lut, 0) << " (" << fixed(100 * r.best_utilisation, 1)
                 << "% of the device at most)\n";
+      if (r.best_max_error >= 0)
+        std::cout << "  largest reconstruction error ||W-W'||/||W|| over its layers " << fixed(r.best_max_error, 4)
+                  << "\n";
       if (a->accuracy == "top1" && data) {
         // The answer on the full test set, before and after a short fine-tune.
         nn::OracleOptions oo = fit.oracle;

@@ -20,13 +20,15 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 }  // namespace
 
 Engine::Engine(const arch::Design& base, const SpaceOptions& space, const SearchOptions& options,
-               AccuracySource& accuracy, Simulator& simulator, const std::filesystem::path& out,
-               const Settings& settings, bool resume, const SearchCallbacks& callbacks)
+               AccuracySource& accuracy, Simulator& simulator, ReconstructionErrors& errors,
+               const std::filesystem::path& out, const Settings& settings, bool resume,
+               const SearchCallbacks& callbacks)
     : base_(base),
       space_(base, space),
       o_(options),
       acc_(accuracy),
       sim_(simulator),
+      errors_source_(errors),
       out_(out),
       settings_(settings),
       cb_(callbacks),
@@ -43,10 +45,7 @@ Engine::Engine(const arch::Design& base, const SpaceOptions& space, const Search
   if (has_checkpoint) load_checkpoint();
   hw_.emplace(space_, o_.solver);
   if (has_checkpoint) {
-    if (st_.prefilter_done) {
-      space_.restrict(st_.keep);
-      prior_.emplace(space_, o_.prior);
-    }
+    if (st_.prefilter_done) restrict_space();
     hw_->restore(std::move(restored_hw_));
   }
   files_.open(out_, file_headers(base_, settings_, hw_->feature_names()), has_checkpoint, st_.file_sizes);
@@ -151,6 +150,14 @@ double Engine::forest_fps(const Genome& g) {
 }
 
 std::vector<Outcome> Engine::evaluate_wave(std::vector<Outcome> draws, std::int64_t batch, std::int64_t g) {
+  draws = hardware_gates(std::move(draws), g);
+  accuracy_gate(draws, batch);
+  for (const auto& d : draws)
+    if (!d.valid) note_violation(d);
+  return draws;
+}
+
+std::vector<Outcome> Engine::hardware_gates(std::vector<Outcome> draws, std::int64_t g) {
   const double target = o_.target_fps;
   const double macs_target = o_.pareto ? 0 : target;
   std::vector<Genome> to_sim;
@@ -205,10 +212,14 @@ std::vector<Outcome> Engine::evaluate_wave(std::vector<Outcome> draws, std::int6
       continue;
     }
     d.violation = violation(d.fps_oracle);
-    if (!o_.pareto && d.violation > 0) {
-      d.status = "rejected: fps";
-      continue;
-    }
+    if (!o_.pareto && d.violation > 0) d.status = "rejected: fps";
+  }
+  return draws;
+}
+
+void Engine::accuracy_gate(std::vector<Outcome>& draws, std::int64_t batch) {
+  for (Outcome& d : draws) {
+    if (!d.status.empty()) continue;
     d.accuracy = accuracy(d.genome, batch, &d.t_acc);
     if (d.accuracy < o_.min_accuracy) {
       d.status = "rejected: accuracy floor";
@@ -217,9 +228,6 @@ std::vector<Outcome> Engine::evaluate_wave(std::vector<Outcome> draws, std::int6
     d.valid = true;
     d.status = "valid";
   }
-  for (const auto& d : draws)
-    if (!d.valid) note_violation(d);
-  return draws;
 }
 
 void Engine::note_violation(const Outcome& o) {
@@ -260,7 +268,44 @@ double Engine::hypervolume(const std::vector<Member>& pool) {
   return search::hypervolume(feasible, {0, 0, 0});
 }
 
+void Engine::measure_errors() {
+  // Before any accuracy query: deterministic, so a run killed here measures
+  // them again on resume.
+  const auto& layers = space_.layers();
+  st_.errors.assign(layers.size(), {});
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    for (const auto& c : layers[i].candidates) {
+      const double e = c.tau.decomposed() ? errors_source_.relative_error(layers[i].layer, c.tau) : 0.0;
+      require(std::isfinite(e) && e >= 0, "reconstruction error of " + layers[i].layer + " " + c.tau.str() + " is " +
+                                              number(e) + "; it must be finite and not negative");
+      st_.errors[i].push_back(e);
+    }
+    if (cb_.log)
+      cb_.log("reconstruction errors " + std::to_string(i + 1) + "/" + std::to_string(layers.size()) + ": " +
+              layers[i].layer);
+  }
+}
+
+void Engine::restrict_space() {
+  space_.restrict(st_.keep);
+  prior_.emplace(space_, o_.prior);
+  errors_.assign(st_.errors.size(), {});
+  for (std::size_t i = 0; i < st_.errors.size(); ++i)
+    for (std::size_t k = 0; k < st_.errors[i].size(); ++k)
+      if (st_.keep[i][k]) errors_[i].push_back(st_.errors[i][k]);  // "none" is always kept
+}
+
+double Engine::max_error(const Genome& g) const {
+  if (errors_.empty()) return -1;  // not measured: this run does not use them
+  double m = 0;
+  for (std::size_t i = 0; i < g.size(); ++i) m = std::max(m, errors_[i][static_cast<std::size_t>(g[i])]);
+  return m;
+}
+
 void Engine::prefilter() {
+  // CP-ALS at every CPD rank costs (~33 s on resnet18-fmnist w0.25): only
+  // the runs that choose by the errors measure them.
+  if (o_.strategy == Strategy::Alds || (o_.strategy == Strategy::Evolution && o_.seeded_start)) measure_errors();
   const auto& layers = space_.layers();
   st_.prefilter.assign(layers.size(), {});
   st_.keep.assign(layers.size(), {});
@@ -268,7 +313,7 @@ void Engine::prefilter() {
     st_.prefilter[i].assign(layers[i].candidates.size(), -1);
     st_.keep[i].assign(layers[i].candidates.size(), true);
   }
-  if (o_.layer_drop >= 0) {
+  if (prefilter_on()) {
     const Genome none = space_.undecomposed();
     st_.base_accuracy = acc_.query({}, 0);
     ++st_.prefilter_queries;
@@ -290,8 +335,7 @@ void Engine::prefilter() {
   }
   st_.prefilter_done = true;
   const SearchSpace before = space_;
-  space_.restrict(st_.keep);
-  prior_.emplace(space_, o_.prior);
+  restrict_space();
   write_space_csv(before);
 }
 
@@ -305,6 +349,8 @@ void Engine::first_population() {
   std::set<std::string> accepted;
   std::vector<Member> pool;
   std::vector<Outcome> all;
+  if (o_.strategy == Strategy::Evolution && o_.seeded_start) seed_population(pool, all, accepted);
+  const std::size_t seeds = pool.size(), seed_rows = all.size();
   for (;;) {
     std::vector<Outcome> draws;
     for (std::int64_t s = 0; s < slots; ++s) {
@@ -333,9 +379,10 @@ void Engine::first_population() {
     }
   }
   if (pool.empty()) throw Error(infeasible_message(all.size()));
-  if (static_cast<std::int64_t>(pool.size()) < slots)
-    warn("first population: " + std::to_string(pool.size()) + " of " + std::to_string(slots) + " valid designs in " +
-         std::to_string(all.size()) + " draws; continuing with those");
+  if (static_cast<std::int64_t>(pool.size() - seeds) < slots)
+    warn("first population: " + std::to_string(pool.size() - seeds) + " of " + std::to_string(slots) +
+         " valid designs in " + std::to_string(all.size() - seed_rows) + " draws" +
+         (seeds ? " besides " + std::to_string(seeds) + " seed(s)" : std::string()) + "; continuing with those");
   if (o_.pareto) st_.hv_fps_scale = hv_scale(pool, o_.target_fps);
   if (o_.oracle == ThroughputOracle::Forest && o_.warmup <= 1) refit_forest();
   if (o_.pareto) {
@@ -586,8 +633,9 @@ void Engine::warn(const std::string& w) {
 SearchResult Engine::run() {
   if (!st_.prefilter_done) {
     if (cb_.log)
-      cb_.log(o_.layer_drop >= 0 ? "pre-filter: each layer's candidates alone on search batch 0"
-                                 : "pre-filter: off (--layer-drop < 0), every candidate kept");
+      cb_.log(prefilter_on()                  ? "pre-filter: each layer's candidates alone on search batch 0"
+              : o_.strategy == Strategy::Alds ? "pre-filter: skipped (--strategy alds asks no accuracy)"
+                                              : "pre-filter: off (--layer-drop < 0), every candidate kept");
     prefilter();
     checkpoint();
   }
@@ -595,6 +643,8 @@ SearchResult Engine::run() {
     run_greedy();
   } else if (o_.strategy == Strategy::Uniform) {
     run_uniform();
+  } else if (o_.strategy == Strategy::Alds) {
+    run_alds();
   } else {
     if (st_.generation < 0) first_population();
     while (!should_stop()) generation(st_.generation + 1);

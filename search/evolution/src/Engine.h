@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,6 +26,8 @@ struct State {
   double base_accuracy = 0;                    // undecomposed network, pre-filter batch
   std::vector<std::vector<double>> prefilter;  // per layer, per original candidate: top-1 alone (NaN: not queried)
   std::vector<std::vector<bool>> keep;         // per layer, per original candidate
+  std::vector<std::vector<double>> errors;  // per layer, per original candidate: ‖W − Ŵ‖_F/‖W‖_F (none: 0);
+                                            // empty when the run does not use them (alds, seeded start do)
   std::vector<Member> population;
   std::map<std::pair<std::string, std::int64_t>, double> memo;  // (genome key, batch) -> accuracy
   std::map<std::string, SimLabel> labels;                       // genome key -> SystemC
@@ -44,7 +47,7 @@ struct State {
 // One evaluated draw: what the gates said.
 struct Outcome {
   Genome genome;
-  std::string kind;  // init | mutation | crossover | random | greedy | uniform | verify
+  std::string kind;  // init | mutation | crossover | random | greedy | uniform | alds | alds-probe | verify
   std::int64_t slot = 0, attempt = 0;
   bool valid = false;
   std::string status;  // "valid" or "rejected: ..."
@@ -56,17 +59,45 @@ struct Outcome {
 class Engine {
  public:
   Engine(const arch::Design& base, const SpaceOptions& space, const SearchOptions& options, AccuracySource& accuracy,
-         Simulator& simulator, const std::filesystem::path& out, const Settings& settings, bool resume,
-         const SearchCallbacks& callbacks);
+         Simulator& simulator, ReconstructionErrors& errors, const std::filesystem::path& out, const Settings& settings,
+         bool resume, const SearchCallbacks& callbacks);
   SearchResult run();
 
  private:
   // Steps.
+  void measure_errors();                    // st_.errors, for the unrestricted space
+  void restrict_space();                    // to st_.keep: the prior and errors_ follow
+  double max_error(const Genome& g) const;  // -1 when the errors were not measured
+  bool prefilter_on() const { return o_.layer_drop >= 0 && o_.strategy != Strategy::Alds; }  // alds asks no accuracy
   void prefilter();
   void first_population();
+  // The seeded start's members (Seeds.cpp): rows of generation 0, the seeds
+  // (kind seed-*) in `pool` unless already in `accepted`.
+  void seed_population(std::vector<Member>& pool, std::vector<Outcome>& rows, std::set<std::string>& accepted);
   void generation(std::int64_t g);
   void run_greedy();
   void run_uniform();
+  // The baselines' pieces, shared with the seeded start.
+  double greedy_base();  // undecomposed top-1 the greedy's sensitivities are measured against
+  Outcome greedy_gate(const Genome& state, std::int64_t g, bool verify_in_systemc);
+  std::optional<Genome> greedy_move(const Genome& state);  // none: every layer at its smallest
+  std::vector<Outcome> uniform_wave(std::int64_t g);       // evaluated, not logged
+  // The analytic allocation (Alds.cpp): probes are designs checked by gates
+  // 1–3 only, each once a run (by genome key), logged as kind alds-probe.
+  // `need` is the oracle FPS a design must show (the target, or more when
+  // SystemC found the oracle optimistic).
+  using AldsProbes = std::map<std::string, Outcome>;
+  void run_alds();
+  std::optional<Genome> alds_allocation(std::int64_t g, double need, AldsProbes& seen, std::string* why_not);
+  Genome alds_design(double eps) const;  // each layer's cheapest candidate with error ≤ eps
+  void alds_probe(const std::vector<Genome>& genomes, std::int64_t g, AldsProbes& seen);
+  std::optional<Genome> alds_first_passing(const std::vector<double>& eps, std::size_t from, std::int64_t g,
+                                           double need, AldsProbes& seen);
+  void alds_refine(Genome& best, std::int64_t g, double need, AldsProbes& seen);
+  // The one error line when no ε passes: what binds.
+  std::string alds_too_slow(const Outcome& most, double need);
+  std::string alds_unfit(const Outcome& most, const AldsProbes& seen);
+  std::string alds_fps(const Outcome& probe);  // "4501.2 analytical FPS"
   void finish(SearchResult& r);
   // Writes the accuracy source's factors of g (if it has its own) to `file`
   // and names them in d (`factors:`, relative to d's folder).
@@ -76,6 +107,11 @@ class Engine {
   // SystemC call for those the gate needs simulated, then the throughput gate
   // and accuracy in draw order.
   std::vector<Outcome> evaluate_wave(std::vector<Outcome> draws, std::int64_t batch, std::int64_t g);
+  // Gates 1–3 of a wave; a draw that passed them has an empty status (it
+  // awaits the accuracy gate). --pareto: the FPS gate only sets the violation.
+  std::vector<Outcome> hardware_gates(std::vector<Outcome> draws, std::int64_t g);
+  // Gate 4 for the draws with an empty status, in draw order.
+  void accuracy_gate(std::vector<Outcome>& draws, std::int64_t batch);
   double accuracy(const Genome& g, std::int64_t batch, double* seconds = nullptr);  // memoised
   bool budget_left() const { return o_.max_queries <= 0 || st_.queries < o_.max_queries; }
   bool sim_gate(std::int64_t g) const;
@@ -111,6 +147,7 @@ class Engine {
   SearchOptions o_;
   AccuracySource& acc_;
   Simulator& sim_;
+  ReconstructionErrors& errors_source_;
   std::filesystem::path out_;
   Settings settings_;
   SearchCallbacks cb_;
@@ -119,6 +156,7 @@ class Engine {
   std::optional<RandomForest> forest_;
   std::size_t forest_labels_ = 0;  // labels the forest was fitted on
   State st_;
+  std::vector<std::vector<double>> errors_;  // st_.errors of the current (restricted) space
   OutputFiles files_;
   std::chrono::steady_clock::time_point t0_;
   // The least-violating rejected draws and the highest FPS any draw reached (for the infeasible error).

@@ -18,7 +18,8 @@ Strategy parse_strategy(const std::string& s) {
   if (s == "random") return Strategy::Random;
   if (s == "greedy") return Strategy::Greedy;
   if (s == "uniform") return Strategy::Uniform;
-  throw Error("--strategy '" + s + "': legal values are evolution, random, greedy, uniform");
+  if (s == "alds") return Strategy::Alds;
+  throw Error("--strategy '" + s + "': legal values are evolution, random, greedy, uniform, alds");
 }
 
 std::string to_string(Strategy s) {
@@ -31,6 +32,8 @@ std::string to_string(Strategy s) {
       return "greedy";
     case Strategy::Uniform:
       return "uniform";
+    case Strategy::Alds:
+      return "alds";
   }
   return "?";
 }
@@ -72,14 +75,18 @@ void validate(const SearchOptions& o) {
   require(in(o.sim_pregate, 0, 1), "--sim-pregate " + detail::number(o.sim_pregate) + ": legal [0, 1]");
   require(o.pareto_cost == "memory" || o.pareto_cost == "dsp",
           "--pareto-cost '" + o.pareto_cost + "': legal values are memory, dsp");
+  require(o.strategy != Strategy::Alds || o.min_accuracy == 0,
+          "--min-accuracy: --strategy alds chooses without accuracy (its one query only reports the answer's), "
+          "so it takes no floor");
   require(!o.pareto || o.strategy == Strategy::Evolution,
           "--pareto runs NSGA-II; it does not combine with --strategy " + to_string(o.strategy));
 }
 
 SearchResult run_search(const arch::Design& base, const SpaceOptions& space, const SearchOptions& options,
-                        AccuracySource& accuracy, Simulator& simulator, const std::filesystem::path& out,
-                        const Settings& settings, bool resume, const SearchCallbacks& callbacks) {
-  detail::Engine e(base, space, options, accuracy, simulator, out, settings, resume, callbacks);
+                        AccuracySource& accuracy, Simulator& simulator, ReconstructionErrors& errors,
+                        const std::filesystem::path& out, const Settings& settings, bool resume,
+                        const SearchCallbacks& callbacks) {
+  detail::Engine e(base, space, options, accuracy, simulator, errors, out, settings, resume, callbacks);
   return e.run();
 }
 
@@ -100,7 +107,7 @@ void Engine::checkpoint() {
 void Engine::load_checkpoint() { read_checkpoint(out_ / "checkpoint.json", settings_, st_, restored_hw_); }
 
 void Engine::write_space_csv(const SearchSpace& before) {
-  std::string t = "layer,original_index,index,tau,mac_ratio,params,prefilter_top1,drop_pp,kept\n";
+  std::string t = "layer,original_index,index,tau,mac_ratio,params,prefilter_top1,drop_pp,kept,reconstruction_error\n";
   for (std::size_t i = 0; i < before.size(); ++i) {
     const auto& c = before.layers()[i].candidates;
     std::int64_t next = 0;
@@ -110,7 +117,8 @@ void Engine::write_space_csv(const SearchSpace& before) {
       const double a = none ? st_.base_accuracy : st_.prefilter[i][k];
       t += before.layers()[i].layer + "," + std::to_string(k) + "," + (kept ? std::to_string(next++) : "") + "," +
            c[k].tau.str() + "," + number(c[k].mac_ratio) + "," + number(c[k].params) + "," + (a >= 0 ? number(a) : "") +
-           "," + (a >= 0 ? number(100 * (st_.base_accuracy - a)) : "") + "," + (kept ? "yes" : "no") + "\n";
+           "," + (a >= 0 ? number(100 * (st_.base_accuracy - a)) : "") + "," + (kept ? "yes" : "no") + "," +
+           (st_.errors.empty() ? std::string() : number(st_.errors[i][k])) + "\n";
     }
   }
   write_file_atomic(out_ / "space.csv", t);
@@ -135,10 +143,11 @@ void Engine::write_infeasible() {
 
 namespace {
 
-json member_summary(const SearchSpace& space, const Member& m, const HardwareEval& e) {
+json member_summary(const SearchSpace& space, const Member& m, const HardwareEval& e, double max_error) {
   return json{{"genome", SearchSpace::key(m.genome)},
               {"tau", space.describe(m.genome)},
               {"fitness", m.accuracy},
+              {"max_reconstruction_error", max_error >= 0 ? json(max_error) : json()},
               {"fps_oracle", m.fps},
               {"fps_analytical", e.fps_analytical},
               {"fps_systemc", m.fps_sim},
@@ -219,7 +228,7 @@ void Engine::finish(SearchResult& r) {
       arch::save_design(d, out_ / "pareto" / name);
       r.pareto.push_back(m);
       r.pareto_designs.push_back(d);
-      json j = member_summary(space_, m, hw_->evaluate(m.genome, 0));
+      json j = member_summary(space_, m, hw_->evaluate(m.genome, 0), max_error(m.genome));
       j["file"] = std::string("pareto/") + name;
       set.push_back(j);
     }
@@ -228,6 +237,7 @@ void Engine::finish(SearchResult& r) {
     if (r.found) {
       r.best = *std::max_element(front.begin(), front.end(),
                                  [](const Member& a, const Member& b) { return a.accuracy < b.accuracy; });
+      r.best_max_error = max_error(r.best.genome);
       r.best_design = hw_->design(r.best.genome);
     }
   } else {
@@ -255,6 +265,7 @@ void Engine::finish(SearchResult& r) {
     if (best) {
       r.found = true;
       r.best = *best;
+      r.best_max_error = max_error(best->genome);
       const HardwareEval& e = hw_->evaluate(best->genome, target);
       arch::Design d = hw_->design(best->genome);
       r.best_fps_analytical = e.fps_analytical;
@@ -315,7 +326,7 @@ void Engine::finish(SearchResult& r) {
       if (r.best_utilisation == 0) r.best_utilisation = rep.total.max_utilisation(rep.available);
       attach_factors(d, r.best.genome, out_ / "best.factors");
       arch::save_design(d, out_ / "best.yaml");
-      json b = member_summary(space_, r.best, e);
+      json b = member_summary(space_, r.best, e, r.best_max_error);
       b["file"] = "best.yaml";
       b["budget"] = used_budget;
       b["fps_analytical"] = r.best_fps_analytical;

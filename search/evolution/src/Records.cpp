@@ -61,6 +61,7 @@ Settings search_settings(const SearchOptions& o, const SpaceOptions& space) {
   s["--trees"] = std::to_string(o.forest.trees);
   s["--sim-pregate"] = number(o.sim_pregate);
   s["--final-verify"] = o.final_verify ? "yes" : "no";
+  s["--seeded-start"] = o.seeded_start ? "yes" : "no";
   s["--seed"] = std::to_string(o.seed);
   return s;
 }
@@ -242,6 +243,7 @@ std::string checkpoint_json(const State& st, const Settings& settings, const std
   j["base_accuracy"] = st.base_accuracy;
   j["prefilter"] = st.prefilter;
   j["keep"] = st.keep;
+  j["errors"] = st.errors;
   json pop = json::array();
   for (const auto& m : st.population) pop.push_back(member_json(m));
   j["population"] = pop;
@@ -303,6 +305,7 @@ void read_checkpoint(const std::filesystem::path& path, const Settings& expected
     st.base_accuracy = j.at("base_accuracy");
     st.prefilter = j.at("prefilter").get<std::vector<std::vector<double>>>();
     st.keep = j.at("keep").get<std::vector<std::vector<bool>>>();
+    st.errors = j.at("errors").get<std::vector<std::vector<double>>>();
     for (const auto& m : j.at("population")) st.population.push_back({genome_of(m.at(0)), m.at(1), m.at(2), m.at(3)});
     for (const auto& m : j.at("memo")) st.memo[{m.at(0).get<std::string>(), m.at(1).get<std::int64_t>()}] = m.at(2);
     for (const auto& l : j.at("labels")) {

@@ -12,11 +12,17 @@
 //                           target is met
 //                uniform    one type and MAC ratio for every layer, the best
 //                           that meets the target
+//                alds       analytic: the smallest largest reconstruction
+//                           error ‖W − Ŵ‖/‖W‖ across layers that meets the
+//                           target (after ALDS, Liebenwein et al. 2021); no
+//                           accuracy query but the answer's
 //   --pareto     NSGA-II with Deb's constrained domination
 //
 // The search sees accuracy and SystemC only through the two interfaces
 // below, so it links neither LibTorch nor SystemC: `mixtd search` binds them
-// to nn::AccuracyOracle / nn::FidelityOracle and sim::simulate_many.
+// to nn::AccuracyOracle / nn::FidelityOracle and sim::simulate_many. Each
+// candidate's reconstruction error comes through a third
+// (ReconstructionErrors.h; td::Decomposer in `mixtd search`).
 //
 // Reproducible and crash-safe: every random choice derives from (seed,
 // generation, slot); the output folder gets a checkpoint after every
@@ -33,6 +39,7 @@
 
 #include "mixtd/search/Evaluation.h"
 #include "mixtd/search/RandomForest.h"
+#include "mixtd/search/ReconstructionErrors.h"
 #include "mixtd/search/SearchSpace.h"
 #include "mixtd/td/Factors.h"
 
@@ -73,7 +80,7 @@ class SystemCSimulator : public Simulator {
   double timeout_s_;
 };
 
-enum class Strategy { Evolution, Random, Greedy, Uniform };
+enum class Strategy { Evolution, Random, Greedy, Uniform, Alds };
 Strategy parse_strategy(const std::string& s);  // throws naming the legal values
 std::string to_string(Strategy s);
 
@@ -92,6 +99,10 @@ struct SearchOptions {
   std::int64_t max_initial = 5000;  // prior draws for the first population
   double layer_drop = 1.0;          // pre-filter: candidates losing more top-1 (pp) are dropped; < 0: no pre-filter
   double min_accuracy = 0;          // the accuracy floor (fraction)
+  // Evolution: the first population also holds the answers of the uniform
+  // and greedy baselines and the alds allocation on the pre-filtered space
+  // (each that finds one); false: Mixed-TD's prior draws only.
+  bool seeded_start = true;
 
   // Stopping (not part of the settings a resume must match).
   std::int64_t generations = 500;
@@ -142,7 +153,8 @@ struct SearchResult {
   std::vector<Member> population;  // final, ranked
   bool found = false;              // best is valid (and verified when final_verify)
   Member best;
-  arch::Design best_design;  // ψ solved (trimmed to the target when final_verify)
+  double best_max_error = -1;  // the largest ‖W − Ŵ‖/‖W‖ over best's layers (-1: not measured)
+  arch::Design best_design;    // ψ solved (trimmed to the target when final_verify)
   double best_fps_analytical = 0, best_fps_sim = 0, best_utilisation = 0;
   std::vector<Member> pareto;  // --pareto: the feasible front, by FPS
   std::vector<arch::Design> pareto_designs;
@@ -161,12 +173,16 @@ struct SearchCallbacks {
 // (created if needed) as it goes: candidates.csv, generations.csv,
 // labels.csv, space.csv, timing.csv, checkpoint.json; at the end best.yaml,
 // pareto/*.yaml, summary.json. `base` gives network (shapes), device, clock
-// and number format. Throws mixtd::Error on bad options, and — after writing
-// the least-violating designs to out/infeasible/ — when the first
-// population finds no valid design.
+// and number format; `errors` every candidate's reconstruction error (asked
+// once by the runs that use them, alds and the seeded start; kept in the
+// checkpoint, a column of space.csv). Throws
+// mixtd::Error on bad options, and — after writing the least-violating
+// designs to out/infeasible/ — when the first population finds no valid
+// design.
 SearchResult run_search(const arch::Design& base, const SpaceOptions& space, const SearchOptions& options,
-                        AccuracySource& accuracy, Simulator& simulator, const std::filesystem::path& out,
-                        const Settings& settings, bool resume, const SearchCallbacks& callbacks = {});
+                        AccuracySource& accuracy, Simulator& simulator, ReconstructionErrors& errors,
+                        const std::filesystem::path& out, const Settings& settings, bool resume,
+                        const SearchCallbacks& callbacks = {});
 
 // Checks every option's bound (one clear line naming the option and the legal range).
 void validate(const SearchOptions& o);
