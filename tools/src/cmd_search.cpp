@@ -444,6 +444,12 @@ Run add_search(CLI::App& app) {
     }
     arch::Design base =
         arch::make_design(net::load_network(spec, false), spec, arch::load_device(a->device), a->device);
+    if (spec == a->weights) {
+      // Written into out/*.yaml, read relative to that folder (docs/design-yaml.md).
+      base.network_file = std::filesystem::absolute(spec).string();
+      base.network_spec =
+          std::filesystem::absolute(spec).lexically_relative(std::filesystem::absolute(a->out)).string();
+    }
     base.network.fold_batchnorm();
     base.budget = o.solver.budget;
     base.clock_mhz = base.device.clock_mhz;

@@ -208,13 +208,13 @@ struct OracleOptions {
   std::int64_t batch = 128;       // images per query
   std::int64_t calibration = 16;  // images calibrating the BFP8 exponents (search images, from the end)
   bool quantize = true;
-  Fitness fitness = Fitness::Top1;
-  StatsCorrection correction = StatsCorrection::None;
-  std::int64_t correction_images = 64;  // search images from the end (as calibration's)
   // Memory for the values at block boundaries of earlier queries, so that a
   // query whose first layers' τ match an earlier one's starts after them
   // (0: off). Answers are the same either way.
   std::int64_t prefix_cache_mb = 1024;
+  Fitness fitness = Fitness::Top1;
+  StatsCorrection correction = StatsCorrection::None;
+  std::int64_t correction_images = 64;  // search images from the end (as calibration's)
 };
 
 // Values of networks at cuts between ops (block boundaries: one live
