@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "RandomData.h"
 #include "mixtd/net/Zoo.h"
 #include "mixtd/nn/Model.h"
 #include "mixtd/numerics/Golden.h"
@@ -21,16 +22,7 @@ nn::Taus tiny_taus() {
           {"conv4", {TdType::SvdSpatial, 4, 1, 5}}};
 }
 
-nn::Dataset random_dataset(int count, std::int64_t c, std::int64_t hw, Rng& rng) {
-  nn::Dataset ds;
-  ds.c = c;
-  ds.h = ds.w = hw;
-  for (int i = 0; i < count; ++i) {
-    for (std::int64_t k = 0; k < c * hw * hw; ++k) ds.images.push_back(static_cast<float>(rng.normal()));
-    ds.labels.push_back(i % 10);
-  }
-  return ds;
-}
+using mixtd::test_data::random_dataset;
 
 numerics::FloatTensor logits(std::int64_t n, std::int64_t k, std::vector<float> v) {
   numerics::FloatTensor t(n, k, 1, 1);

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "RandomData.h"
 #include "mixtd/net/Onnx.h"
 #include "mixtd/net/Zoo.h"
 #include "mixtd/nn/Data.h"
@@ -253,17 +254,7 @@ TEST(FakeQuant, MatchesGoldenResnet18Fmnist) {
   expect_matches_golden(n, cache.decompose(t), x, calib);
 }
 
-// `count` standard-normal images c×hw×hw drawn from `rng`, labels i mod 10.
-nn::Dataset random_dataset(int count, std::int64_t c, std::int64_t hw, Rng& rng) {
-  nn::Dataset ds;
-  ds.c = c;
-  ds.h = ds.w = hw;
-  for (int i = 0; i < count; ++i) {
-    for (std::int64_t k = 0; k < c * hw * hw; ++k) ds.images.push_back(static_cast<float>(rng.normal()));
-    ds.labels.push_back(i % 10);
-  }
-  return ds;
-}
+using mixtd::test_data::random_dataset;
 
 TEST(Oracle, QueryIsATop1Fraction) {
   net::Network n = net::build_zoo("tiny", true);

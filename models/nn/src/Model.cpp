@@ -344,6 +344,21 @@ struct Model::Impl : torch::nn::Module {
         if (last[s] >= c) live_at[c].push_back(static_cast<int>(s));
   }
 
+  // The float model (no fake-quant, no BatchNorm) on x, `hook` seeing every
+  // conv layer's output; `what` names the caller in the error.
+  void run_float_with_conv_hook(const numerics::FloatTensor& x, const std::string& what,
+                                std::function<void(const Op&, Tensor&)> hook) {
+    require(!quant && !bn, "network '" + net.name + "': " + what + " runs the float model");
+    c10::InferenceMode guard;
+    eval();
+    conv_hook = std::move(hook);
+    struct Reset {
+      Impl& m;
+      ~Reset() { m.conv_hook = nullptr; }
+    } reset{*this};
+    forward_images(x);
+  }
+
   Tensor forward_images(const numerics::FloatTensor& x) {
     return forward(to_torch(x).contiguous(torch::MemoryFormat::ChannelsLast)).reshape({x.n, -1});
   }
@@ -581,30 +596,19 @@ std::vector<double> to_doubles(const Tensor& t) {
 }  // namespace
 
 LayerStats Model::channel_stats(const numerics::FloatTensor& x) {
-  require(!impl_->quant && !impl_->bn, "network '" + impl_->net.name + "': channel statistics run the float model");
-  c10::InferenceMode guard;
-  impl_->eval();
   LayerStats out;
-  impl_->conv_hook = [&](const Op& op, Tensor& y) {
+  impl_->run_float_with_conv_hook(x, "channel statistics", [&](const Op& op, Tensor& y) {
     const auto [mean, std] = channel_moments(y);
     out[op.layer->name] = {to_doubles(mean), to_doubles(std)};
-  };
-  struct Reset {
-    Impl& m;
-    ~Reset() { m.conv_hook = nullptr; }
-  } reset{*impl_};
-  impl_->forward_images(x);
+  });
   return out;
 }
 
 Corrections Model::statistics_corrections(const numerics::FloatTensor& x, const LayerStats& target,
                                           StatsCorrection mode) {
-  require(!impl_->quant && !impl_->bn, "network '" + impl_->net.name + "': statistics correction runs the float model");
   Corrections out;
   if (mode == StatsCorrection::None) return out;
-  c10::InferenceMode guard;
-  impl_->eval();
-  impl_->conv_hook = [&](const Op& op, Tensor& y) {
+  impl_->run_float_with_conv_hook(x, "statistics correction", [&](const Op& op, Tensor& y) {
     if (!op.decomposed) return;
     const auto it = target.find(op.layer->name);
     require(it != target.end(), "statistics correction: no target statistics for layer '" + op.layer->name + "'");
@@ -624,12 +628,7 @@ Corrections Model::statistics_corrections(const numerics::FloatTensor& x, const 
     Tensor shift = t_mean - scale * mean;
     y = (y.to(torch::kFloat64) * scale.reshape({1, -1, 1, 1}) + shift.reshape({1, -1, 1, 1})).to(y.scalar_type());
     out[op.layer->name] = {to_doubles(scale), to_doubles(shift)};
-  };
-  struct Reset {
-    Impl& m;
-    ~Reset() { m.conv_hook = nullptr; }
-  } reset{*impl_};
-  impl_->forward_images(x);
+  });
   return out;
 }
 
