@@ -48,7 +48,7 @@ Run add_finetune(CLI::App& app) {
     std::uint64_t seed = 0;
     int threads = 2;
     bool flt = false;
-    std::string factors, design_out, correction = "scale", checkpoint;
+    std::string factors, design_out, correction = nn::to_string(nn::kSearchCorrection), checkpoint;
     double alpha = 0.9, temperature = 4;
     bool resume = false;
   };

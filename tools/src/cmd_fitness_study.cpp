@@ -37,7 +37,7 @@ namespace fs = std::filesystem;
 struct StudyArgs {
   std::string net, weights, device = "zc706", out, types = "mixed", groups = "paper";
   nn::DataConfig data;
-  std::int64_t designs = 40, eval_images = 1024, calib = 16, ft_epochs = 1, ft_images = 4000;
+  std::int64_t designs = 40, eval_images = nn::kEvalImages, calib = 16, ft_epochs = 1, ft_images = 4000;
   double lo = 0.3, hi = 0.8, ft_lr = 5e-4, ft_alpha = 0.9, ft_temperature = 4;
   std::uint64_t seed = 1;
   int threads = 2;
@@ -195,8 +195,12 @@ Run add_fitness_study(CLI::App& app) {
     nn::Taus none;
     load_for_accuracy(a->net, a->weights, n, none);
     const nn::DataSplit data = load_dataset(a->data, n, true, "fitness-study");
-    require(a->eval_images + 64 <= data.search.size(), "--eval-images " + std::to_string(a->eval_images) +
-                                                           ": legal 16.." + std::to_string(data.search.size() - 64));
+    nn::OracleOptions reserve;  // the fixed set leaves the calibration and correction images apart
+    reserve.calibration = a->calib;
+    reserve.correction = nn::StatsCorrection::Scale;
+    const std::int64_t largest = nn::largest_evaluation_set(data.search.size(), reserve);
+    require(a->eval_images <= largest,
+            "--eval-images " + std::to_string(a->eval_images) + ": legal 16.." + std::to_string(largest));
     arch::Design base = arch::make_design(n, a->net, arch::load_device(a->device), a->device);
     search::SpaceOptions so;
     so.types = search::parse_type_set(a->types);

@@ -257,8 +257,8 @@ Run add_search(CLI::App& app) {
   struct Args {
     std::string net, weights, query_cache, device, out, accuracy = "top1", oracle = "forest", types = "mixed",
                                                         groups = "paper", strategy = "evolution", fitness = "teacher",
-                                                        correction = "scale";
-    std::int64_t eval_images = 1024;
+                                                        correction = nn::to_string(nn::kSearchCorrection);
+    std::int64_t eval_images = nn::kEvalImages;
     nn::DataConfig data;
     search::SearchOptions o;
     std::int64_t batch = 0, calib = 16, finetune_epochs = 1, finetune_images = 10000, prefix_cache_mb = 1024;
@@ -470,10 +470,11 @@ Run add_search(CLI::App& app) {
         if (what.find("do not fit") == std::string::npos) throw;
         throw Error(what + " (use --accuracy fidelity for networks without data)");
       }
-      require(fit.oracle.batch + std::max(a->calib, fit.oracle.correction_images) <= data->search.size(),
-              "--eval-images " + std::to_string(fit.oracle.batch) + ": with the calibration images it must fit the " +
-                  std::to_string(data->search.size()) + "-image search split (legal 16.." +
-                  std::to_string(data->search.size() - std::max(a->calib, fit.oracle.correction_images)) + ")");
+      const std::int64_t largest = nn::largest_evaluation_set(data->search.size(), fit.oracle);
+      require(fit.oracle.batch <= largest, "--eval-images " + std::to_string(fit.oracle.batch) +
+                                               ": with the calibration images it must fit the " +
+                                               std::to_string(data->search.size()) + "-image search split (legal 16.." +
+                                               std::to_string(largest) + ")");
       settings["--batch"] = std::to_string(fit.oracle.batch);
       settings["--fitness"] = a->fitness;
       settings["--correction"] = a->correction;

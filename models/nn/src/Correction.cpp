@@ -1,5 +1,6 @@
 // The torch-free half of the search's fitness: the statistics correction
 // folded into the factors, and agreement with the teacher's soft outputs.
+#include <algorithm>
 #include <cmath>
 
 #include "mixtd/nn/Model.h"
@@ -33,6 +34,12 @@ Fitness parse_fitness(const std::string& s) {
 }
 
 std::string to_string(Fitness f) { return f == Fitness::Top1 ? "top1" : "teacher"; }
+
+std::int64_t largest_evaluation_set(std::int64_t search_size, const OracleOptions& o) {
+  const std::int64_t reserved =
+      std::max(o.calibration, o.correction == StatsCorrection::None ? std::int64_t{0} : o.correction_images);
+  return search_size - reserved;
+}
 
 void apply_corrections(numerics::Decompositions& decomps, const Corrections& corrections) {
   for (const auto& [name, c] : corrections) {

@@ -199,6 +199,12 @@ void apply_corrections(numerics::Decompositions& decomps, const Corrections& cor
 enum class Fitness { Top1, Teacher };
 Fitness parse_fitness(const std::string& s);  // "top1" | "teacher"
 std::string to_string(Fitness f);
+// The search's defaults (`mixtd search`, `mixtd finetune`, `mixtd
+// fitness-study`): the fixed evaluation set's size and the correction,
+// chosen by the fitness study (docs/search.md).
+inline constexpr std::int64_t kEvalImages = 1024;
+inline constexpr StatsCorrection kSearchCorrection = StatsCorrection::Scale;
+
 // exp(−mean over images of KL(softmax(teacher) ‖ softmax(student))).
 double teacher_agreement(const numerics::FloatTensor& student_logits, const numerics::FloatTensor& teacher_logits);
 
@@ -249,6 +255,11 @@ class PrefixCache {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// The largest fixed evaluation set (the first images of a search split of
+// `search_size`) that leaves the calibration and correction images at its
+// other end apart from it.
+std::int64_t largest_evaluation_set(std::int64_t search_size, const OracleOptions& o);
 
 class AccuracyOracle {
  public:
