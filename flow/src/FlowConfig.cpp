@@ -179,7 +179,7 @@ FlowConfig load_flow(const fs::path& file) {
                 SearchSettings& s = c.search;
                 r.entries(v, "search",
                           {"oracle", "accuracy", "types", "population", "mutations", "crossovers", "generations",
-                           "patience", "batch", "search_size", "layer_drop", "seed"},
+                           "patience", "batch", "search_size", "layer_drop", "seed", "finalists", "finalist_images"},
                           [&](const std::string& t, const YAML::Node& x) {
                             const std::string key = "search." + t;
                             if (t == "oracle") s.oracle = r.choice(x, key, {"macs", "analytical", "forest", "systemc"});
@@ -194,6 +194,8 @@ FlowConfig load_flow(const fs::path& file) {
                             if (t == "search_size") s.search_size = r.integer(x, key, 1, 100000000);
                             if (t == "layer_drop") s.layer_drop = r.number(x, key, -1, 100);
                             if (t == "seed") s.seed = static_cast<std::uint64_t>(r.integer(x, key, 0, 1LL << 62));
+                            if (t == "finalists") s.finalists = r.integer(x, key, 0, 1000);
+                            if (t == "finalist_images") s.finalist_images = r.integer(x, key, 1, 100000000);
                           });
               } else if (k == "finetune") {
                 r.entries(v, "finetune", {"epochs", "images", "lr"}, [&](const std::string& t, const YAML::Node& x) {
@@ -225,6 +227,9 @@ FlowConfig load_flow(const fs::path& file) {
   if (!have_target) throw Error(r.source + ":1: missing 'target_fps' (the batch-1 FPS the design must reach)");
   if (c.dataset.empty() && c.search.accuracy == "top1")
     throw Error(r.source + ":1: search.accuracy top1 needs a 'dataset' (or set search.accuracy: fidelity)");
+  if (c.search.accuracy == "fidelity" && c.search.finalists.value_or(0) > 0)
+    throw Error(r.source + ":1: search.finalists " + std::to_string(*c.search.finalists) +
+                ": the finalists are fine-tuned on the dataset, search.accuracy fidelity has none (legal 0)");
   if (train && !c.weights.empty())
     throw Error(r.at(*train) + "train: the flow has 'weights' already; give one or the other");
   if (train && c.dataset.empty()) throw Error(r.at(*train) + "train: needs a 'dataset'");
@@ -239,9 +244,10 @@ std::string FlowConfig::canonical() const {
     << "\nbudget=" << budget << "\nsearch=" << search.oracle << "," << search.accuracy << "," << search.types << ","
     << search.population << "," << search.mutations << "," << search.crossovers << "," << search.generations << ","
     << search.patience << "," << search.batch << "," << search.search_size << "," << search.layer_drop << ","
-    << search.seed << "\nfinetune=" << finetune_epochs << "," << finetune_images << "," << finetune_lr
-    << "\nsimulate=" << simulate_frames << "\ncosim=" << cosim_frames << "\npackage=" << platform << "," << kernel_mhz
-    << "," << package_frames << "\n";
+    << search.seed << "," << (search.finalists ? std::to_string(*search.finalists) : "-") << ","
+    << (search.finalist_images ? std::to_string(*search.finalist_images) : "-") << "\nfinetune=" << finetune_epochs
+    << "," << finetune_images << "," << finetune_lr << "\nsimulate=" << simulate_frames << "\ncosim=" << cosim_frames
+    << "\npackage=" << platform << "," << kernel_mhz << "," << package_frames << "\n";
   return s.str();
 }
 
@@ -264,6 +270,7 @@ search:                        # mixtd search (docs/search.md)
   crossovers: 8
   generations: 3
   seed: 1
+  # finalists: 8               # the answer by short fine-tunes on the validation split; 0: by fitness
 finetune: {epochs: 1, images: 2000}  # 0 epochs: skip
 simulate: {frames: 3}          # SystemC, functional, against the golden executor
 cosim: {frames: 2}             # Verilator; 0: skip the RTL co-simulation

@@ -137,6 +137,8 @@ Step search_step(const FlowConfig& c) {
   if (o.accuracy == "top1") add_data(a.args, c);
   if (o.batch > 0) a.args.insert(a.args.end(), {"--batch", std::to_string(o.batch)});
   if (o.search_size > 0) a.args.insert(a.args.end(), {"--search-size", std::to_string(o.search_size)});
+  if (o.finalists) a.args.insert(a.args.end(), {"--finalists", std::to_string(*o.finalists)});
+  if (o.finalist_images) a.args.insert(a.args.end(), {"--finalist-images", std::to_string(*o.finalist_images)});
   a.resume_args = {"--resume"};
   a.resume_when = "search/checkpoint.json";
   s.commands.push_back(a);

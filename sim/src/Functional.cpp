@@ -78,10 +78,11 @@ void check_factors_entry(const arch::Design& d, const std::string& file, const n
                          " is " + describe(want));
 }
 
-// The design's factors file, checked against every conv layer's τ.
-numerics::Decompositions load_design_factors(const arch::Design& d) {
+// The design's factors file, checked against every conv layer's τ, and the
+// activation exponents it carries (none from an older file).
+numerics::Decompositions load_design_factors(const arch::Design& d, numerics::ActivationExponents& exponents) {
   const std::string file = d.factors_path();
-  numerics::Decompositions f = td::load_factors(file);
+  numerics::Decompositions f = td::load_factors(file, &exponents);
   for (const auto& [name, entry] : f) {
     const net::Layer* l = d.network.find(name);
     require(l && l->kind == net::LayerKind::Conv2d, "factors file '" + file + "' of design '" + d.name + "': layer '" +
@@ -100,7 +101,18 @@ numerics::QNetwork quantise(const arch::Design& design, std::uint64_t seed, cons
   const arch::Design& d = loaded ? *loaded : design;
   // The trained factors when the design names them: decomposing their dense
   // product again gives other factors (CPD) or other signs (SVD).
-  const numerics::Decompositions decomps = d.factors_spec.empty() ? decompose(d) : load_design_factors(d);
+  numerics::ActivationExponents exponents;
+  const numerics::Decompositions decomps = d.factors_spec.empty() ? decompose(d) : load_design_factors(d, exponents);
+  // The exponents the factors were trained (or scored) at: calibrating anew
+  // on other images gives other exponents, and a network fine-tuned at one
+  // set can lose points at another (docs/accuracy.md, "Fine-tuned factors").
+  if (!exponents.empty()) {
+    try {
+      return numerics::quantize_network(d.network, decomps, exponents);
+    } catch (const Error& e) {
+      throw Error("factors file '" + d.factors_path() + "' of design '" + d.name + "': " + e.what());
+    }
+  }
   if (data.calibration.n > 0) {
     const net::Shape& s = d.network.input_shape;
     require(data.calibration.c == s.c && data.calibration.h == s.h && data.calibration.w == s.w,

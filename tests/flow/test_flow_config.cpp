@@ -75,6 +75,25 @@ TEST(FlowConfig, MistakesNameFileLineKeyAndValue) {
 // Found by fuzz_flow (fuzz/corpus/fuzz_flow/regress-name-too-long): a
 // device or file name longer than the file system allows made the existence
 // checks throw std::filesystem::filesystem_error; each is "not found".
+// The search's finalists: unset is mixtd search's default (and the hash
+// says so), a value is passed on, fidelity (no data to fine-tune on) takes none.
+TEST(FlowConfig, FinalistsAreTypedBoundedAndNeedData) {
+  const fs::path f = dir() / "finalists.yaml";
+  std::ofstream(f) << kBase << "search: {accuracy: fidelity}\n";
+  const flow::FlowConfig unset = flow::load_flow(f);
+  EXPECT_FALSE(unset.search.finalists);
+  std::ofstream(f) << kBase << "search: {accuracy: fidelity, finalists: 0, finalist_images: 500}\n";
+  const flow::FlowConfig set = flow::load_flow(f);
+  EXPECT_EQ(set.search.finalists, 0);
+  EXPECT_EQ(set.search.finalist_images, 500);
+  EXPECT_NE(set.canonical(), unset.canonical());
+  EXPECT_THAT(error_of(kBase + "search: {accuracy: fidelity, finalists: 4}\n"),
+              HasSubstr("search.finalists 4: the finalists are fine-tuned on the dataset"));
+  EXPECT_THAT(error_of(kBase + "search: {accuracy: fidelity, finalists: 1001}\n"), HasSubstr("search.finalists"));
+  EXPECT_THAT(error_of(kBase + "search: {accuracy: fidelity, finalist_images: 0}\n"),
+              HasSubstr("search.finalist_images"));
+}
+
 TEST(FlowConfig, NamesTooLongForTheFileSystemAreNotFound) {
   const std::string name(300, 'x');
   EXPECT_THAT(error_of("network: tiny\ndevice: " + name + "\ntarget_fps: 10\n"),

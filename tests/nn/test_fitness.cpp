@@ -156,3 +156,44 @@ TEST(Distillation, PullsTheStudentTowardsTheTeacher) {
   to.distill.alpha = 2;
   EXPECT_THROW(student.train(ds, to), Error);
 }
+
+// What the hardware must carry to compute what a query scored: the oracle's
+// (corrected) factors with the activation exponents it quantised at, kept
+// through training, and used again when a design hands them back.
+TEST(Oracle, FactorsCarryTheExponentsTheQueryRanAtThroughTraining) {
+  net::Network n = net::build_zoo("tiny", true);
+  n.fold_batchnorm();
+  Rng rng(9);
+  const nn::Dataset ds = random_dataset(256, 3, 16, rng);
+  nn::OracleOptions o;
+  o.batch = 128;
+  o.calibration = 16;
+  o.correction = nn::StatsCorrection::Scale;
+  o.correction_images = 64;
+  o.fitness = nn::Fitness::Teacher;  // smooth: moves with any change of the logits
+  nn::AccuracyOracle oracle(n, ds, o);
+  const td::Factors f = oracle.factors(tiny_taus());
+  ASSERT_FALSE(f.exponents.empty());
+  EXPECT_EQ(numerics::activation_exponents(n, oracle.quantize(tiny_taus())), f.exponents);
+  nn::Model m = oracle.build(tiny_taus());
+  EXPECT_EQ(m.activation_exponents(), f.exponents);
+  nn::TrainOptions to;
+  to.batch = 64;
+  to.optimizer = "adam";
+  to.lr = 1e-3;
+  to.progress_every = 0;
+  m.train(ds, to);
+  EXPECT_EQ(m.activation_exponents(), f.exponents);  // the weights moved, the exponents did not
+  EXPECT_TRUE(oracle.teacher().activation_exponents().empty());
+
+  // Handed back with other exponents, the oracle quantises and scores at those.
+  auto shifted = f.exponents;
+  for (auto& [key, e] : shifted) e -= 1;
+  nn::AccuracyOracle carried(n, ds, o);
+  carried.set_factors(f.layers, shifted);
+  EXPECT_EQ(numerics::activation_exponents(n, carried.quantize(tiny_taus())), shifted);
+  EXPECT_EQ(carried.build(tiny_taus()).activation_exponents(), shifted);
+  EXPECT_NE(carried.score(tiny_taus(), 0).fitness, oracle.score(tiny_taus(), 0).fitness);
+  carried.set_factors(f.layers, f.exponents);
+  EXPECT_EQ(carried.score(tiny_taus(), 0).fitness, oracle.score(tiny_taus(), 0).fitness);
+}

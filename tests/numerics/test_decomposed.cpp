@@ -6,6 +6,7 @@
 #include "mixtd/net/Zoo.h"
 #include "mixtd/numerics/Golden.h"
 #include "mixtd/numerics/Reference.h"
+#include "mixtd/support/Error.h"
 #include "mixtd/support/Rng.h"
 #include "mixtd/td/Decompose.h"
 
@@ -44,8 +45,8 @@ TEST_P(Decomposed, GoldenTracksFloatDecomposedNetwork) {
   FloatTensor x(16, net.input_shape);
   for (auto& v : x.data) v = static_cast<float>(rng.normal());
   const FloatTensor yf = run_float(net, x, &d);
-  const FloatTensor yq = dequantize_tensor(golden::run_network(q, quantize_tensor(x, q.input_exp)),
-                                           q.layers.back().out_exp);
+  const FloatTensor yq =
+      dequantize_tensor(golden::run_network(q, quantize_tensor(x, q.input_exp)), q.layers.back().out_exp);
   EXPECT_LT(rel_err(yf, yq), 0.08) << GetParam().name;
   // The quantised layer has the structure of its τ.
   for (const auto& l : q.layers)
@@ -54,6 +55,38 @@ TEST_P(Decomposed, GoldenTracksFloatDecomposedNetwork) {
       EXPECT_EQ(static_cast<std::int64_t>(l.chunks.size()), GetParam().conv4.g1 * GetParam().conv4.g2);
       EXPECT_EQ(l.group_add.empty(), GetParam().conv4.g2 == 1);
     }
+}
+
+// The exponents a QNetwork computes at, carried (a factors file) and
+// quantised at again, give the very same network: every exponent, every
+// golden output. Fine-tuned factors reach the hardware at the exponents
+// they were trained at this way.
+TEST_P(Decomposed, QuantisingAtItsOwnExponentsGivesTheSameNetwork) {
+  const auto net = mixtd::net::build_zoo("tiny:width=2", true);
+  Decompositions d;
+  d["conv2"] = mixtd::td::Decomposer(*net.find("conv2")).decompose(GetParam().conv2);
+  d["conv4"] = mixtd::td::Decomposer(*net.find("conv4")).decompose(GetParam().conv4);
+  mixtd::Rng rng(12);
+  FloatTensor calib(8, net.input_shape);
+  for (auto& v : calib.data) v = static_cast<float>(rng.normal());
+  const QNetwork q = quantize_network(net, d, calib);
+  const ActivationExponents e = activation_exponents(net, q);
+  EXPECT_EQ(e.at(net.input_name), q.input_exp);
+  EXPECT_EQ(e.count("conv4#partial"), GetParam().conv4.g2 > 1 ? 1u : 0u);
+  const QNetwork again = quantize_network(net, d, e);
+  EXPECT_EQ(activation_exponents(net, again), e);
+  ASSERT_EQ(again.layers.size(), q.layers.size());
+  for (std::size_t i = 0; i < q.layers.size(); ++i) {
+    EXPECT_EQ(again.layers[i].out_exp, q.layers[i].out_exp) << q.layers[i].name;
+    EXPECT_EQ(again.layers[i].in_exps, q.layers[i].in_exps) << q.layers[i].name;
+  }
+  const Int8Tensor x = quantize_tensor(calib, q.input_exp);
+  EXPECT_EQ(golden::run_network(again, x).data, golden::run_network(q, x).data);
+
+  // Other exponents are used as given: one shifted stage changes the outputs.
+  ActivationExponents shifted = e;
+  shifted.at("conv2#stage0") += 2;
+  EXPECT_NE(golden::run_network(quantize_network(net, d, shifted), x).data, golden::run_network(q, x).data);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -96,3 +129,35 @@ TEST(Decomposed, GroupAddIsSumThenRequantise) {
 }
 
 }  // namespace
+
+namespace {
+
+std::string quantise_error(const mixtd::net::Network& net, const Decompositions& d, const ActivationExponents& e) {
+  try {
+    (void)quantize_network(net, d, e);
+  } catch (const mixtd::Error& err) {
+    return err.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+// Exponents for another network (a missing tensor, a stranger) are refused by name.
+TEST(ActivationExponents, MissingOrExtraTensorsAreNamed) {
+  const auto net = mixtd::net::build_zoo("tiny:width=2", true);
+  Decompositions d;
+  d["conv2"] = mixtd::td::Decomposer(*net.find("conv2")).decompose({TdType::SvdFilter, 1, 1, 4});
+  FloatTensor calib(4, net.input_shape);
+  mixtd::Rng rng(13);
+  for (auto& v : calib.data) v = static_cast<float>(rng.normal());
+  const ActivationExponents e = activation_exponents(net, quantize_network(net, d, calib));
+  ActivationExponents missing = e;
+  missing.erase("conv2#stage0");
+  EXPECT_NE(quantise_error(net, d, missing).find("no entry for tensor 'conv2#stage0'"), std::string::npos);
+  ActivationExponents extra = e;
+  extra["conv9"] = 3;
+  EXPECT_NE(quantise_error(net, d, extra).find("tensor 'conv9' (exponent 3) is not one network"), std::string::npos);
+  // Undecomposed, conv2 has no stage tensor: the decomposed network's exponents do not fit.
+  EXPECT_NE(quantise_error(net, {}, e).find("'conv2#stage0'"), std::string::npos);
+}

@@ -849,3 +849,167 @@ TEST(Search, OnOneEvaluationSetTheBestNeverFalls) {
   }
   EXPECT_GT(r.history.back().best_accuracy, r.history.front().best_accuracy);  // and it moved
 }
+
+// --- the answer chosen by fine-tuned accuracy -------------------------------
+
+// A fine-tune stand-in that disagrees with the fitness: a fixed value per
+// design, a little higher with more images; it counts its calls and can
+// kill the process at one.
+class FakeJudge {
+ public:
+  std::int64_t calls = 0, kill_at = 0;
+  bool contrary = false;  // the fitness (FakeAccuracy) upside down: the most fit is judged worst
+  double operator()(const search::Taus& taus, std::int64_t images) {
+    if (++calls == kill_at) ::raise(SIGKILL);
+    if (contrary) return 1 - FakeAccuracy().query(taus, 0) + 1e-6 * static_cast<double>(images);
+    std::string key;
+    for (const auto& [name, t] : taus) key += name + t.str();
+    return 0.5 + 0.4 * unit_hash(key) + 1e-6 * static_cast<double>(images);
+  }
+};
+
+search::SearchResult run_with_judge(const fs::path& out, const search::SearchOptions& o, FakeJudge& judge,
+                                    bool resume = false) {
+  FakeAccuracy acc;
+  FakeSimulator sim;
+  FakeErrors errors;
+  search::SpaceOptions space;
+  space.candidates.groups = td::GroupPolicy::Ungrouped;
+  search::SearchCallbacks cb;
+  cb.finetune_validation = [&judge](const search::Taus& t, std::int64_t images) { return judge(t, images); };
+  return search::run_search(base_design(), space, o, acc, sim, errors, out, {{"network", "r18"}}, resume, cb);
+}
+
+search::SearchOptions finalist_options() {
+  auto o = small_options(1.2 * undecomposed_fps(base_design()));
+  o.seeded_start = true;
+  o.layer_drop = -1;
+  o.generations = 2;
+  o.finalists = 3;
+  o.finalist_images = 100;
+  return o;
+}
+
+TEST(Search, FinalistsChooseTheAnswerByFineTunedValidationTopOne) {
+  auto o = finalist_options();
+  o.final_verify = false;  // the seeds just meet the target by the oracle, most miss it in (fake) SystemC
+  FakeJudge judge;
+  judge.contrary = true;
+  const fs::path dir = scratch("finalists");
+  const auto r = run_with_judge(dir, o, judge);
+  ASSERT_TRUE(r.found);
+  // The top 3 of the final population and the seeds (uniform, greedy, alds), each once.
+  ASSERT_GE(r.finalists.size(), 4u);
+  ASSERT_LE(r.finalists.size(), 6u);
+  std::set<std::string> names, keys;
+  for (const auto& f : r.finalists) {
+    std::size_t at = 0;
+    for (std::size_t next; (next = f.name.find('=', at)) != std::string::npos; at = next + 1)
+      names.insert(f.name.substr(at, next - at));
+    names.insert(f.name.substr(at));
+    EXPECT_TRUE(keys.insert(search::SearchSpace::key(f.member.genome)).second) << f.name << " twice";
+  }
+  for (const std::string n : {"top-1", "top-2", "top-3", "seed-uniform", "seed-greedy", "seed-alds"})
+    EXPECT_TRUE(names.count(n)) << n;
+  // Successive halving: everyone in round 1 on 100 images, half (rounded up)
+  // of each round in the next on twice the images, the best of the last one wins.
+  std::size_t alive = r.finalists.size();
+  std::int64_t calls = 0;
+  for (std::size_t round = 0; alive > 1; ++round, alive = (alive + 1) / 2) {
+    std::size_t here = 0;
+    for (const auto& f : r.finalists)
+      if (f.rounds.size() > round) {
+        ++here;
+        EXPECT_EQ(f.rounds[round].first, 100 << round);
+      }
+    EXPECT_EQ(here, alive) << "round " << round + 1;
+    calls += static_cast<std::int64_t>(here);
+  }
+  EXPECT_EQ(judge.calls, calls);
+  const search::Finalist* winner = nullptr;
+  for (const auto& f : r.finalists) {
+    if (f.winner) {
+      EXPECT_EQ(winner, nullptr) << "two winners";
+      winner = &f;
+    }
+  }
+  ASSERT_NE(winner, nullptr);
+  EXPECT_EQ(search::SearchSpace::key(r.best.genome), search::SearchSpace::key(winner->member.genome));
+  for (const auto& f : r.finalists) {
+    if (f.rounds.size() == winner->rounds.size() && &f != winner) {
+      EXPECT_LT(f.rounds.back().second, winner->rounds.back().second);
+    }
+  }
+  // The judge decides, not the fitness: with this contrary judge the answer is not the most fit design.
+  FakeJudge none;
+  auto by_fitness = o;
+  by_fitness.finalists = 0;
+  const auto plain = run_with_judge(scratch("finalists-off"), by_fitness, none);
+  EXPECT_EQ(none.calls, 0);
+  EXPECT_TRUE(plain.finalists.empty());
+  EXPECT_NE(search::SearchSpace::key(plain.best.genome), search::SearchSpace::key(r.best.genome));
+
+  // Resumed after the end: every fine-tune is in the checkpoint, none repeated.
+  FakeJudge again;
+  again.contrary = true;
+  const auto resumed = run_with_judge(dir, o, again, true);
+  EXPECT_EQ(again.calls, 0);
+  EXPECT_EQ(search::SearchSpace::key(resumed.best.genome), search::SearchSpace::key(r.best.genome));
+
+  // Verified: only designs that meet the target in SystemC are fine-tuned,
+  // the population's next ones taking the place of those that miss it.
+  o.final_verify = true;
+  FakeJudge verified;
+  const auto v = run_with_judge(scratch("finalists-verified"), o, verified);
+  ASSERT_TRUE(v.found);
+  std::int64_t from_top = 0;
+  for (const auto& f : v.finalists) {
+    EXPECT_GE(f.member.fps_sim, o.target_fps) << f.name;
+    from_top += f.name.rfind("top-", 0) == 0;
+  }
+  EXPECT_EQ(from_top, o.finalists);
+  EXPECT_GE(v.best_fps_sim, o.target_fps);
+}
+
+TEST(Search, FinalistsKilledMidwayResumeToTheSameAnswer) {
+  const auto o = finalist_options();
+  FakeJudge judge;
+  const fs::path ref = scratch("finalists-ref"), dir = scratch("finalists-kill");
+  const auto r = run_with_judge(ref, o, judge);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    FakeJudge dying;
+    dying.kill_at = 3;
+    try {
+      run_with_judge(dir, o, dying);
+    } catch (...) {
+    }
+    ::_exit(0);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  FakeJudge rest;
+  const auto resumed = run_with_judge(dir, o, rest, true);
+  EXPECT_EQ(rest.calls, judge.calls - 2);  // the two before the kill were checkpointed
+  expect_same_outputs(ref, dir, {"best.yaml", "summary.json", "candidates.csv"});
+  ASSERT_EQ(resumed.finalists.size(), r.finalists.size());
+  for (std::size_t i = 0; i < r.finalists.size(); ++i) EXPECT_EQ(resumed.finalists[i].rounds, r.finalists[i].rounds);
+}
+
+TEST(Search, FinalistsNeedAJudgeAndBoundedOptions) {
+  auto o = finalist_options();
+  o.finalists = 1001;
+  EXPECT_THROW(search::validate(o), Error);
+  o.finalists = 2;
+  o.finalist_images = 0;
+  EXPECT_THROW(search::validate(o), Error);
+  o.finalist_images = 10;
+  FakeAccuracy acc;
+  FakeSimulator sim;
+  FakeErrors errors;
+  search::SpaceOptions space;
+  space.candidates.groups = td::GroupPolicy::Ungrouped;
+  EXPECT_THROW(search::run_search(base_design(), space, o, acc, sim, errors, scratch("no-judge"), {}, false), Error);
+}

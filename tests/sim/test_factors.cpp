@@ -11,6 +11,7 @@
 #include "SearchTestUtil.h"
 #include "mixtd/net/Load.h"
 #include "mixtd/numerics/Golden.h"
+#include "mixtd/numerics/Quantized.h"
 #include "mixtd/sim/Functional.h"
 #include "mixtd/support/Error.h"
 #include "mixtd/td/Factors.h"
@@ -123,6 +124,34 @@ TEST(QuantiseFactors, OtherFactorsChangeTheGoldenOutputs) {
   const auto plain = sim::golden_frames(d, 4, 1), flipped = sim::golden_frames(with, 4, 1);
   EXPECT_EQ(plain.x.data, flipped.x.data);      // the same input frames...
   EXPECT_NE(plain.expected, flipped.expected);  // ...other outputs
+}
+
+// A factors file that carries activation exponents (what a fine-tune
+// trained at) is quantised at them, whatever the calibration data; one
+// whose exponents do not fit the network is refused, naming the file.
+TEST(QuantiseFactors, CarriedExponentsAreTheOnesUsed) {
+  const arch::Design d = mixed_design();
+  const td::FactorsMap f = decomposed(d);
+  const numerics::QNetwork calibrated = sim::quantise(d, 1);
+  numerics::ActivationExponents e = numerics::activation_exponents(weighted(d), calibrated);
+  // Carried as calibrated: the same network.
+  td::save_factors(scratch("exps.factors"), f, e);
+  arch::Design with = d;
+  with.factors_spec = scratch("exps.factors").string();
+  EXPECT_EQ(numbers(sim::quantise(with, 1)), numbers(calibrated));
+  // Another calibration seed would move them; the carried ones stay.
+  EXPECT_EQ(numbers(sim::quantise(with, 99)), numbers(calibrated));
+  // Every exponent one higher: that is what the hardware computes at.
+  for (auto& [key, v] : e) ++v;
+  td::save_factors(scratch("exps.factors"), f, e);
+  const numerics::QNetwork moved = sim::quantise(with, 1);
+  EXPECT_EQ(moved.input_exp, calibrated.input_exp + 1);
+  EXPECT_EQ(numerics::activation_exponents(weighted(d), moved), e);
+  // A tensor the network does not have.
+  e["no-such-tensor"] = 0;
+  td::save_factors(scratch("exps.factors"), f, e);
+  EXPECT_THAT(quantise_error(with), AllOf(HasSubstr("factors file '" + scratch("exps.factors").string() + "'"),
+                                          HasSubstr("tensor 'no-such-tensor'")));
 }
 
 TEST(QuantiseFactors, FactorsThatDoNotFitTheDesignAreRefused) {

@@ -346,6 +346,12 @@ TEST(Cli, SearchRefusesBadInputWithOneClearLine) {
          "resnet18-fmnist-w0.25.onnx");
   // An ImageNet-size network has no Fashion-MNIST accuracy.
   expect("resnet18 --device u250 --target-fps 1000", "--accuracy fidelity");
+  // Finalists are fine-tuned on the data set, which fidelity has not.
+  expect("tiny --device zc706 --target-fps 3000 --accuracy fidelity --finalists 2",
+         "--finalists 2: the finalists are fine-tuned on --dataset");
+  const Result usage = run("search " + net + " --target-fps 3000 --finalist-images 0 -o " + out.string());
+  EXPECT_EQ(usage.code, 2) << usage.out;  // out of the option's range: a usage error
+  EXPECT_THAT(usage.out, HasSubstr("--finalist-images"));
   EXPECT_FALSE(fs::exists(out / "checkpoint.json"));
 }
 
@@ -370,7 +376,7 @@ TEST(Cli, SearchResumeWithOtherSettingsNamesTheSetting) {
   const std::string net = "resnet18-fmnist:width=0.25 --weights " + std::string(MIXTD_SOURCE_DIR) +
                           "/configs/networks/resnet18-fmnist-w0.25.onnx --device zc706 --batch 32 --oracle analytical "
                           "--generations 1 --population 2 --mutations 1 --crossovers 1 --layer-drop -1 --groups none "
-                          "--no-final-verify --no-seeded-start --finetune-epochs 0";
+                          "--no-final-verify --no-seeded-start --finetune-epochs 0 --finalists 0";
   const fs::path out = scratch("search-resume");
   fs::remove_all(out);
   const Result first = run("search " + net + " --target-fps 3500 -o " + out.string());

@@ -28,7 +28,7 @@ class CachedAccuracy : public search::AccuracySource {
   ~CachedAccuracy() override;
   double query(const search::Taus& taus, std::int64_t batch) override;
   std::int64_t batches() const override { return inner_.batches(); }
-  td::FactorsMap factors(const search::Taus& taus) override { return inner_.factors(taus); }
+  td::Factors factors(const search::Taus& taus) override { return inner_.factors(taus); }
   std::int64_t hits() const { return hits_; }
   std::int64_t misses() const { return misses_; }
 

@@ -71,12 +71,15 @@ void load_for_accuracy(const std::string& spec, const std::string& weights, net:
   net.fold_batchnorm();
 }
 
-// Shared with cmd_finetune.cpp: the factors a design.yaml names (`factors:`), if any.
-std::optional<td::FactorsMap> design_factors(const std::string& spec) {
+// Shared with cmd_finetune.cpp: the factors a design.yaml names (`factors:`)
+// and the activation exponents they carry, if any.
+std::optional<td::Factors> design_factors(const std::string& spec) {
   if (!is_design_file(spec)) return std::nullopt;
   const arch::Design d = arch::load_design(spec);
   if (d.factors_spec.empty()) return std::nullopt;
-  return td::load_factors(d.factors_path());
+  td::Factors f;
+  f.layers = td::load_factors(d.factors_path(), &f.exponents);
+  return f;
 }
 
 Run add_accuracy(CLI::App& app) {
@@ -133,7 +136,7 @@ Run add_accuracy(CLI::App& app) {
     oo.calibration = a->calib;
     oo.quantize = !a->flt;
     nn::AccuracyOracle oracle(n, split.search, oo);
-    if (auto f = design_factors(a->spec)) oracle.set_factors(std::move(*f));
+    if (auto f = design_factors(a->spec)) oracle.set_factors(std::move(f->layers), std::move(f->exponents));
     oracle.decompose(taus);  // SVDs once, not in the timed query
     const auto t0 = std::chrono::steady_clock::now();
     double acc = 0;

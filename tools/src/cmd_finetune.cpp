@@ -19,7 +19,7 @@ namespace mixtd::cli {
 
 void load_for_accuracy(const std::string& spec, const std::string& weights, net::Network& net, nn::Taus& taus);
 bool is_design_file(const std::string& path);
-std::optional<td::FactorsMap> design_factors(const std::string& spec);
+std::optional<td::Factors> design_factors(const std::string& spec);
 
 namespace {
 
@@ -29,7 +29,7 @@ namespace {
 void write_factors(const std::string& spec, const std::string& onnx, const std::string& factors,
                    const std::string& design_out, const nn::Model& m) {
   if (factors.empty()) return;
-  td::save_factors(factors, m.decompositions());
+  td::save_factors(factors, m.decompositions(), m.activation_exponents());
   std::cout << "wrote " << factors << "\n";
   if (design_out.empty()) return;
   arch::save_design_with_weights(arch::load_design(spec), design_out, onnx, factors);
@@ -98,10 +98,10 @@ Run add_finetune(CLI::App& app) {
       "those calibrated before training, weight exponents follow the weights. The output ONNX\n"
       "holds each decomposed layer as the dense product of its factors, and decomposing that again\n"
       "does not give them back (CPD finds other, approximate factors; SVD the product up to signs).\n"
-      "--factors writes the factors themselves and --design-out the input design naming the ONNX\n"
-      "and them (`factors:`, docs/design-yaml.md): simulate, gen-rtl, cosim and package then\n"
-      "compute with exactly the trained weights (their activation exponents they calibrate anew:\n"
-      "docs/accuracy.md, \"Fine-tuned factors\").\n\n"
+      "--factors writes the factors themselves with the activation exponents they were trained at,\n"
+      "and --design-out the input design naming the ONNX and them (`factors:`, docs/design-yaml.md):\n"
+      "accuracy, simulate, gen-rtl, cosim and package then compute with exactly the trained weights\n"
+      "at exactly those exponents (docs/accuracy.md, \"Fine-tuned factors\").\n\n"
       "Example:\n"
       "  mixtd finetune configs/designs/fmnist-medium.yaml --weights configs/networks/resnet18-fmnist-w0.25.onnx \\\n"
       "      --epochs 1 -o /tmp/medium-ft.onnx --factors /tmp/medium-ft.factors --design-out /tmp/medium-ft.yaml");
@@ -124,7 +124,7 @@ Run add_finetune(CLI::App& app) {
     oo.quantize = !a->flt;
     oo.correction = nn::parse_stats_correction(a->correction);
     nn::AccuracyOracle oracle(n, split.search, oo);
-    if (auto f = design_factors(a->spec)) oracle.set_factors(std::move(*f));
+    if (auto f = design_factors(a->spec)) oracle.set_factors(std::move(f->layers), std::move(f->exponents));
     nn::Model m = oracle.build(taus);
     const double before_val = m.accuracy(split.validation), before = m.accuracy(split.test);
     std::cerr << "before: validation " << fixed(100 * before_val, 2) << "%, test " << fixed(100 * before, 2) << "%"

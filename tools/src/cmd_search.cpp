@@ -51,9 +51,10 @@ class TopOneSource : public search::AccuracySource {
       : oracle_(std::move(net), std::move(search), o), fixed_(fixed) {}
   double query(const search::Taus& taus, std::int64_t batch) override { return oracle_.query(taus, batch); }
   std::int64_t batches() const override { return fixed_ ? 1 : oracle_.search().size() / oracle_.options().batch; }
-  td::FactorsMap factors(const search::Taus& taus) override {
-    if (oracle_.options().correction == nn::StatsCorrection::None) return {};
-    return oracle_.decompose(taus);
+  td::Factors factors(const search::Taus& taus) override {
+    const nn::OracleOptions& o = oracle_.options();
+    if (o.correction == nn::StatsCorrection::None && !o.quantize) return {};
+    return oracle_.factors(taus);
   }
   nn::AccuracyOracle& oracle() { return oracle_; }
 
@@ -61,6 +62,40 @@ class TopOneSource : public search::AccuracySource {
   nn::AccuracyOracle oracle_;
   bool fixed_;
 };
+
+// The successive halving's designs: a table on stdout, a list in final.json.
+void print_finalists(const std::vector<search::Finalist>& finalists, nlohmann::json& final_json) {
+  std::size_t rounds = 0;
+  for (const auto& f : finalists) rounds = std::max(rounds, f.rounds.size());
+  std::cout << "finalists (validation top-1 after each round's fine-tune; half kept each round):\n";
+  Table t;
+  t.add_column("design", Table::Align::Left);
+  t.add_column("fitness");
+  t.add_column("FPS");
+  for (std::size_t k = 0; k < rounds; ++k)
+    t.add_column(std::to_string(finalists.front().rounds.size() > k ? finalists.front().rounds[k].first : 0) +
+                 " images");
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& f : finalists) {
+    std::vector<std::string> row = {f.name + (f.winner ? " (answer)" : ""), fixed(100 * f.member.accuracy, 2) + "%",
+                                    fixed(f.member.fps_sim > 0 ? f.member.fps_sim : f.member.fps, 0)};
+    nlohmann::json rs = nlohmann::json::array();
+    for (std::size_t k = 0; k < rounds; ++k) {
+      row.push_back(k < f.rounds.size() ? fixed(100 * f.rounds[k].second, 2) + "%" : "-");
+      if (k < f.rounds.size()) rs.push_back({{"images", f.rounds[k].first}, {"validation_top1", f.rounds[k].second}});
+    }
+    t.add_row(row);
+    list.push_back({{"name", f.name},
+                    {"genome", search::SearchSpace::key(f.member.genome)},
+                    {"fitness", f.member.accuracy},
+                    {"fps_oracle", f.member.fps},
+                    {"fps_systemc", f.member.fps_sim},
+                    {"rounds", rs},
+                    {"answer", f.winner}});
+  }
+  t.print(std::cout);
+  final_json["finalists"] = list;
+}
 
 // --fitness: what a query scores and on which images (docs/search.md).
 struct FitnessChoice {
@@ -261,7 +296,8 @@ Run add_search(CLI::App& app) {
     std::int64_t eval_images = nn::kEvalImages;
     nn::DataConfig data;
     search::SearchOptions o;
-    std::int64_t batch = 0, calib = 16, finetune_epochs = 1, finetune_images = 10000, prefix_cache_mb = 1024;
+    std::int64_t batch = 0, calib = 16, finetune_epochs = 1, finetune_images = 10000, prefix_cache_mb = 1024,
+                 finalists = 8;
     double finetune_lr = 5e-4, finetune_alpha = 0.9, finetune_temperature = 4;
     int jobs = 0, threads = 1;
     double sim_timeout = 600;
@@ -345,6 +381,16 @@ Run add_search(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--finetune-images", a->finetune_images, "training images per fine-tune epoch (0: all)")
       ->capture_default_str();
+  auto* finalists =
+      cmd->add_option("--finalists", a->finalists,
+                      "choose the answer among the top N of the final population and the seeded start's baselines by "
+                      "successive halving on short fine-tunes judged on the validation split (0: the most fit design; "
+                      "evolution and random, --accuracy top1)");
+  finalists->capture_default_str()->check(in_range(std::int64_t{0}, std::int64_t{1000}));
+  cmd->add_option("--finalist-images", a->o.finalist_images,
+                  "training images per finalist fine-tune in the first round (doubled each round)")
+      ->capture_default_str()
+      ->check(in_range(std::int64_t{1}, std::int64_t{100000000}));
   cmd->add_option("--finetune-lr", a->finetune_lr, "fine-tune learning rate (Adam, cosine)")->capture_default_str();
   cmd->add_option("--finetune-alpha", a->finetune_alpha,
                   "weight of the distillation term (KL to the undecomposed network's soft outputs; 0: plain "
@@ -402,7 +448,7 @@ Run add_search(CLI::App& app) {
       "      --generations 10 -o r18-pareto\n"
       "  mpirun -n 3 mixtd search resnet18-fmnist:width=0.25 --accuracy fidelity --device zc706 \\\n"
       "      --target-fps 4000 --oracle systemc --generations 3 -o s3 --mpi   (SystemC on 2 worker ranks)");
-  return [a] {
+  return [a, finalists] {
     MpiRun mpi(a->mpi, "search");
     if (mpi.worker()) return mpi.serve();
     check_output_dir(a->out, "--output");
@@ -412,6 +458,10 @@ Run add_search(CLI::App& app) {
     o.strategy = search::parse_strategy(a->strategy);
     o.final_verify = !a->no_final_verify;
     o.seeded_start = !a->no_seeded_start;
+    require(a->accuracy == "top1" || finalists->count() == 0 || a->finalists == 0,
+            "--finalists " + std::to_string(a->finalists) +
+                ": the finalists are fine-tuned on --dataset, --accuracy fidelity has none (legal 0)");
+    o.finalists = a->accuracy == "top1" ? a->finalists : 0;
     search::SpaceOptions space;
     space.types = search::parse_type_set(a->types);
     space.candidates.groups = search::parse_group_policy(a->groups);
@@ -510,6 +560,26 @@ Run add_search(CLI::App& app) {
     cb.on_generation = [&](const search::GenerationStats& s, std::int64_t max_gen) {
       show_progress(s, max_gen, o, progress, tty);
     };
+    // The finalists' judge: the answer's fine-tune recipe, shorter, scored on
+    // the validation split (the search split scored the fitness, the test
+    // split is left for the report).
+    auto finetune_recipe = [&](std::int64_t epochs, std::int64_t images) {
+      nn::ShortFinetune f;
+      f.epochs = epochs;
+      f.images = images;
+      f.lr = a->finetune_lr;
+      f.alpha = a->finetune_alpha;
+      f.temperature = a->finetune_temperature;
+      f.seed = o.seed;
+      f.threads = std::max(2, a->threads);
+      return f;
+    };
+    if (auto* top = dynamic_cast<TopOneSource*>(source.get()); top && o.finalists > 0)
+      cb.finetune_validation = [&, top](const search::Taus& taus, std::int64_t images) {
+        nn::Model m = top->oracle().build(taus), teacher = top->oracle().teacher();
+        nn::short_finetune(m, teacher, data->train, finetune_recipe(1, images));
+        return m.accuracy(data->validation);
+      };
     const std::filesystem::path out = a->out;
     const auto t0 = std::chrono::steady_clock::now();
     const search::SearchResult r =
@@ -585,34 +655,19 @@ Run add_search(CLI::App& app) {
         std::cout << "  test top-1 (" << data->test.size() << " images): " << fixed(100 * before, 2)
                   << "% before fine-tuning";
         if (a->finetune_epochs > 0) {
-          nn::TrainOptions to;
-          to.epochs = a->finetune_epochs;
-          to.lr = a->finetune_lr;
-          to.optimizer = "adam";
-          to.weight_decay = 0;
-          to.seed = o.seed;
-          to.threads = std::max(2, a->threads);
-          to.progress_every = 0;
           nn::Model teacher = oracle.teacher();
-          if (a->finetune_alpha > 0) to.distill = {&teacher, a->finetune_temperature, a->finetune_alpha};
-          nn::Dataset part;
-          const nn::Dataset* train = &data->train;
-          if (a->finetune_images > 0 && a->finetune_images < data->train.size()) {
-            std::vector<std::int64_t> idx(static_cast<std::size_t>(a->finetune_images));
-            for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = static_cast<std::int64_t>(i);
-            part = data->train.subset(idx);
-            train = &part;
-          }
-          m.train(*train, to);
+          nn::short_finetune(m, teacher, data->train, finetune_recipe(a->finetune_epochs, a->finetune_images));
+          const std::int64_t images =
+              a->finetune_images > 0 ? std::min(a->finetune_images, data->train.size()) : data->train.size();
           const double after = m.accuracy(data->test);
           net::save_onnx(m.to_network(), out / "best-finetuned.onnx");
           // The trained factors exactly, and best.yaml on both (sim::quantise uses them).
-          td::save_factors(out / "best-finetuned.factors", m.decompositions());
+          td::save_factors(out / "best-finetuned.factors", m.decompositions(), m.activation_exponents());
           arch::save_design_with_weights(r.best_design, out / "best-finetuned.yaml", out / "best-finetuned.onnx",
                                          out / "best-finetuned.factors");
           final_json["test_top1_after_finetune"] = after;
           final_json["finetune"] = {{"epochs", a->finetune_epochs},
-                                    {"images", train->size()},
+                                    {"images", images},
                                     {"lr", a->finetune_lr},
                                     {"distill_alpha", a->finetune_alpha},
                                     {"distill_temperature", a->finetune_temperature}};
@@ -622,6 +677,7 @@ Run add_search(CLI::App& app) {
         std::cout << "\n";
       }
     }
+    if (!r.finalists.empty()) print_finalists(r.finalists, final_json);
     if (!o.pareto && !r.found) std::cout << "no design met the target in SystemC; see summary.json\n";
     if (o.oracle == search::ThroughputOracle::Forest) {
       const ForestCheck fc = forest_check(out / "candidates.csv");

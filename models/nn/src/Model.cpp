@@ -659,6 +659,11 @@ std::int64_t Model::parameter_count() const {
   return n;
 }
 
+numerics::ActivationExponents Model::activation_exponents() const {
+  if (!impl_->quant) return {};
+  return numerics::activation_exponents(impl_->net, impl_->q);
+}
+
 numerics::Decompositions Model::decompositions() const {
   numerics::Decompositions out;
   for (const auto& op : impl_->ops) {
@@ -965,9 +970,22 @@ numerics::QNetwork quantize_from_stats(const net::Network& net, const numerics::
   return numerics::quantize_network(net, decomps, stats);
 }
 
-void AccuracyOracle::set_factors(numerics::Decompositions factors) {
+void AccuracyOracle::set_factors(numerics::Decompositions factors, numerics::ActivationExponents exponents) {
   factors_ = std::move(factors);
+  exponents_ = std::move(exponents);
   prefix_.clear();
+}
+
+td::Factors AccuracyOracle::factors(const Taus& taus) {
+  td::Factors f;
+  f.layers = decompose(taus);
+  if (options_.quantize) f.exponents = numerics::activation_exponents(cache_->network(), quantize_decomposed(f.layers));
+  return f;
+}
+
+numerics::QNetwork AccuracyOracle::quantize_decomposed(const numerics::Decompositions& d) {
+  if (!exponents_.empty()) return numerics::quantize_network(cache_->network(), d, exponents_);
+  return nn::quantize(cache_->network(), d, calib_);
 }
 
 numerics::Decompositions AccuracyOracle::decompose(const Taus& taus) {
@@ -991,14 +1009,12 @@ numerics::Decompositions AccuracyOracle::decompose(const Taus& taus) {
   return d;
 }
 
-numerics::QNetwork AccuracyOracle::quantize(const Taus& taus) {
-  return nn::quantize(cache_->network(), decompose(taus), calib_);
-}
+numerics::QNetwork AccuracyOracle::quantize(const Taus& taus) { return quantize_decomposed(decompose(taus)); }
 
 Model AccuracyOracle::build(const Taus& taus) {
   const auto d = decompose(taus);
   if (!options_.quantize) return Model(cache_->network(), &d);
-  const auto q = nn::quantize(cache_->network(), d, calib_);
+  const auto q = quantize_decomposed(d);
   return Model(cache_->network(), &d, &q);
 }
 
@@ -1112,8 +1128,12 @@ AccuracyOracle::Score AccuracyOracle::score(const Taus& taus, std::int64_t index
   require(index >= 0 && begin + options_.batch <= search_.size(),
           "oracle batch index " + std::to_string(index) + ": legal 0.." +
               std::to_string(search_.size() / options_.batch - 1));
-  const auto logits = prefix_.forward(cache_->network(), decompose(taus), taus, search_.batch(begin, options_.batch),
-                                      index, options_.quantize ? &calib_ : nullptr);
+  // Carried exponents (a design's factors file): no calibration run to cache.
+  const auto logits =
+      options_.quantize && !exponents_.empty()
+          ? build(taus).forward(search_.batch(begin, options_.batch))
+          : prefix_.forward(cache_->network(), decompose(taus), taus, search_.batch(begin, options_.batch), index,
+                            options_.quantize ? &calib_ : nullptr);
   Score s;
   s.top1 = top1(logits, std::vector<std::int64_t>(search_.labels.begin() + begin,
                                                   search_.labels.begin() + begin + options_.batch));

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <set>
 
 #include "mixtd/numerics/Quantized.h"
@@ -82,8 +83,12 @@ QNetwork quantize_network(const net::Network& net, const Decompositions& decomps
   return quantize_network(net, decomps, stats, options);
 }
 
-QNetwork quantize_network(const net::Network& net, const Decompositions& decomps, const AbsMax& stats,
-                          const QuantizeOptions& options) {
+namespace {
+
+// The one quantiser: `exp_of_stat(key)` gives the activation exponent of
+// the tensor under an AbsMax key (calibrated, or carried by a factors file).
+QNetwork quantize_at(const net::Network& net, const Decompositions& decomps,
+                     const std::function<int(const std::string&)>& exp_of_stat, const QuantizeOptions& options) {
   for (const auto& l : net.layers)
     require(l.kind != net::LayerKind::BatchNorm,
             "layer '" + l.name + "': fold BatchNorm into its conv before quantising (Network::fold_batchnorm)");
@@ -101,10 +106,6 @@ QNetwork quantize_network(const net::Network& net, const Decompositions& decomps
   q.input_name = net.input_name;
   q.input_shape = net.input_shape;
   std::map<std::string, int> exps;
-  auto exp_of_stat = [&](const std::string& key) {
-    auto it = stats.find(key);
-    return block_exponent(it == stats.end() ? 0.0 : it->second);
-  };
   q.input_exp = exp_of_stat(net.input_name);
   exps[net.input_name] = q.input_exp;
 
@@ -119,7 +120,8 @@ QNetwork quantize_network(const net::Network& net, const Decompositions& decomps
     // The exponent of this layer's output tensor: after the fused ReLU if any.
     const auto relu_it = fused_into.find(l.name);
     ql.relu = relu_it != fused_into.end();
-    const int calibrated_out = exp_of_stat(ql.relu ? relu_it->second : l.name);
+    // Asked only of the layers that requantise (pools and the like pass their input's on).
+    const std::string out_key = ql.relu ? relu_it->second : l.name;
 
     switch (l.kind) {
       case net::LayerKind::Conv2d:
@@ -138,12 +140,12 @@ QNetwork quantize_network(const net::Network& net, const Decompositions& decomps
         }
         const auto& g = d->geometry;
         ql.tau = g.tau;
-        ql.out_exp = calibrated_out;
+        ql.out_exp = exp_of_stat(out_key);
         const std::int64_t g1 = g.tau.g1, g2 = g.tau.g2;
         const std::size_t nstages = g.stages.size();
         std::vector<int> stage_exp(nstages);
         for (std::size_t k = 0; k + 1 < nstages; ++k) stage_exp[k] = exp_of_stat(l.name + "#stage" + std::to_string(k));
-        ql.partial_exp = g2 > 1 ? exp_of_stat(l.name + "#partial") : calibrated_out;
+        ql.partial_exp = g2 > 1 ? exp_of_stat(l.name + "#partial") : ql.out_exp;
         stage_exp[nstages - 1] = ql.partial_exp;
         for (std::int64_t a = 0; a < g1; ++a)
           for (std::int64_t b = 0; b < g2; ++b) {
@@ -176,7 +178,7 @@ QNetwork quantize_network(const net::Network& net, const Decompositions& decomps
       }
       case net::LayerKind::Add: {
         ql.kind = QKind::Add;
-        ql.out_exp = calibrated_out;
+        ql.out_exp = exp_of_stat(out_key);
         const int e_min = *std::min_element(ql.in_exps.begin(), ql.in_exps.end());
         ql.add_requant = Requant{0, clamp_shift(ql.out_exp - e_min), ql.relu};
         break;
@@ -211,6 +213,55 @@ QNetwork quantize_network(const net::Network& net, const Decompositions& decomps
   }
   q.output = net.outputs().at(0);
   return q;
+}
+
+}  // namespace
+
+QNetwork quantize_network(const net::Network& net, const Decompositions& decomps, const AbsMax& stats,
+                          const QuantizeOptions& options) {
+  const auto exp_of_stat = [&](const std::string& key) {
+    auto it = stats.find(key);
+    return block_exponent(it == stats.end() ? 0.0 : it->second);
+  };
+  return quantize_at(net, decomps, exp_of_stat, options);
+}
+
+QNetwork quantize_network(const net::Network& net, const Decompositions& decomps, const ActivationExponents& exponents,
+                          const QuantizeOptions& options) {
+  std::set<std::string> used;
+  const auto exp_of_stat = [&](const std::string& key) {
+    auto it = exponents.find(key);
+    require(it != exponents.end(), "activation exponents: no entry for tensor '" + key + "' of network '" + net.name +
+                                       "': legal one for every tensor the network quantises");
+    used.insert(key);
+    return it->second;
+  };
+  QNetwork q = quantize_at(net, decomps, exp_of_stat, options);
+  for (const auto& [key, e] : exponents)
+    require(used.count(key), "activation exponents: tensor '" + key + "' (exponent " + std::to_string(e) +
+                                 ") is not one network '" + net.name + "' quantises: legal only its tensors");
+  return q;
+}
+
+ActivationExponents activation_exponents(const net::Network& net, const QNetwork& q, const QuantizeOptions& options) {
+  require(q.layers.size() == net.layers.size(), "activation exponents: the BFP8 network has " +
+                                                    std::to_string(q.layers.size()) + " layers, network '" + net.name +
+                                                    "' " + std::to_string(net.layers.size()));
+  const std::map<std::string, std::string> fused_into =
+      options.fuse_relu ? net::fused_relus(net) : std::map<std::string, std::string>{};
+  ActivationExponents e;
+  e[net.input_name] = q.input_exp;
+  for (std::size_t i = 0; i < q.layers.size(); ++i) {
+    const QLayer& ql = q.layers[i];
+    if (ql.kind != QKind::Conv && ql.kind != QKind::Linear && ql.kind != QKind::Add) continue;
+    const auto relu = fused_into.find(ql.name);
+    e[relu == fused_into.end() ? ql.name : relu->second] = ql.out_exp;
+    if (ql.kind == QKind::Add) continue;
+    const std::vector<QStage>& stages = ql.chunks.at(0);
+    for (std::size_t k = 0; k + 1 < stages.size(); ++k) e[ql.name + "#stage" + std::to_string(k)] = stages[k].out_exp;
+    if (ql.tau.g2 > 1) e[ql.name + "#partial"] = ql.partial_exp;
+  }
+  return e;
 }
 
 }  // namespace mixtd::numerics

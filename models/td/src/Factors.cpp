@@ -318,9 +318,33 @@ DecomposedLayer read_layer(Reader& r) {
   return d;
 }
 
+// A tensor key is a layer name with at most a "#stage<k>" or "#partial" tail.
+void check_exponent(const std::string& at, const std::string& key, std::int64_t e) {
+  require(!key.empty() && key.size() <= kMaxName + 16, at + "exponent key of " + std::to_string(key.size()) +
+                                                           " characters: legal 1 .. " + std::to_string(kMaxName + 16));
+  check_printable(at + "exponent key", key);
+  in_range(at + "tensor '" + key + "': ", "exponent", e, -kMaxExponentMagnitude, kMaxExponentMagnitude);
+}
+
+ActivationExponents read_exponents(Reader& r) {
+  const auto n = r.get<std::uint32_t>("exponent count");
+  r.count("exponent count", n, 4 + 1 + 4, n);
+  ActivationExponents out;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    r.at = r.where_file() + "exponent " + std::to_string(i) + ": ";
+    const std::string key = r.text("tensor key", kMaxName + 16);
+    const auto e = r.get<std::int32_t>("exponent");
+    check_exponent(r.at, key, e);
+    require(!out.count(key), r.at + "tensor '" + key + "' appears twice: legal once");
+    out[key] = e;
+  }
+  r.at = r.where_file();
+  return out;
+}
+
 }  // namespace
 
-void save_factors(const std::filesystem::path& path, const FactorsMap& layers) {
+void save_factors(const std::filesystem::path& path, const FactorsMap& layers, const ActivationExponents& exponents) {
   const std::string file = path.string();
   Writer w;
   w.put<std::uint32_t>(kFactorsVersion);
@@ -332,11 +356,17 @@ void save_factors(const std::filesystem::path& path, const FactorsMap& layers) {
     check_layer(where(file, name), d);
     w.layer(name, d);
   }
+  w.put<std::uint32_t>(static_cast<std::uint32_t>(exponents.size()));
+  for (const auto& [key, e] : exponents) {
+    check_exponent("'" + file + "': ", key, e);
+    w.text(key);
+    w.put<std::int32_t>(e);
+  }
   w.put<std::uint32_t>(crc_of(w.out.data(), w.out.size()));
   write_file_atomic(path, w.out);
 }
 
-FactorsMap load_factors(const std::filesystem::path& path) {
+FactorsMap load_factors(const std::filesystem::path& path, ActivationExponents* exponents) {
   const std::string file = path.string();
   const std::string data = read_file(path);
   require(data.size() >= sizeof kMagic + 12 && std::memcmp(data.data(), kMagic, sizeof kMagic) == 0,
@@ -346,8 +376,9 @@ FactorsMap load_factors(const std::filesystem::path& path) {
   const std::size_t body = data.size() - 4;
   Reader r(data, body, file);
   const auto version = r.get<std::uint32_t>("version");
-  require(version == kFactorsVersion, "'" + file + "': factors file version " + std::to_string(version) +
-                                          ": this mixtd reads version " + std::to_string(kFactorsVersion));
+  require(version == 1 || version == kFactorsVersion,
+          "'" + file + "': factors file version " + std::to_string(version) + ": this mixtd reads versions 1 .. " +
+              std::to_string(kFactorsVersion));
   const auto layers = r.get<std::uint32_t>("layer count");
   r.count("layer count", layers, kMinLayerBytes, layers);
   FactorsMap out;
@@ -359,11 +390,15 @@ FactorsMap load_factors(const std::filesystem::path& path) {
     out[name] = read_layer(r);
   }
   r.at = r.where_file();
-  require(r.done(), r.at + std::to_string(r.left()) + " trailing bytes after the last layer: legal none");
+  ActivationExponents exps;
+  if (version >= 2) exps = read_exponents(r);
+  require(r.done(), r.at + std::to_string(r.left()) + " trailing bytes after " +
+                        (version >= 2 ? "the exponents" : "the last layer") + ": legal none");
   std::uint32_t stored;
   std::memcpy(&stored, data.data() + body, 4);
   require(stored == crc_of(data.data(), body),
           r.at + "CRC-32 mismatch: the file is corrupt (its structure reads, its values differ from those written)");
+  if (exponents) *exponents = std::move(exps);
   return out;
 }
 

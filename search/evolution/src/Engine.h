@@ -37,11 +37,13 @@ struct State {
   double macs_constant = 0;         // FPS·MACs of the analytical model, for the MACs oracle
   double hv_fps_scale = 0;          // --pareto: FPS normalisation of the hypervolume
   std::vector<GenerationStats> history;
-  std::map<std::string, std::uint64_t> file_sizes;  // output file -> bytes at the checkpoint
-  double seconds = 0;                               // wall time of earlier sessions
-  std::int64_t stalled = 0;                         // generations without gain (patience)
-  double best_seen = -1;                            // best verified accuracy so far
-  std::string stop_reason;                          // set when the loop ended
+  std::map<std::string, std::uint64_t> file_sizes;    // output file -> bytes at the checkpoint
+  double seconds = 0;                                 // wall time of earlier sessions
+  std::int64_t stalled = 0;                           // generations without gain (patience)
+  double best_seen = -1;                              // best verified accuracy so far
+  std::string stop_reason;                            // set when the loop ended
+  std::vector<std::pair<std::string, Member>> seeds;  // the seeded start's baseline answers (kind, member)
+  std::map<std::pair<std::string, std::int64_t>, double> finetuned;  // (genome key, images) -> validation top-1
 };
 
 // One evaluated draw: what the gates said.
@@ -99,6 +101,14 @@ class Engine {
   std::string alds_unfit(const Outcome& most, const AldsProbes& seen);
   std::string alds_fps(const Outcome& probe);  // "4501.2 analytical FPS"
   void finish(SearchResult& r);
+  // The answer by fine-tuned validation top-1 (Finalists.cpp): successive
+  // halving over the verified top of `ranked` and the seeds; fills
+  // r.finalists. None when no finalist passes verification.
+  bool finalists_on() const {
+    return o_.finalists > 0 && !o_.pareto && (o_.strategy == Strategy::Evolution || o_.strategy == Strategy::Random);
+  }
+  std::optional<Member> successive_halving(std::vector<Member>& ranked, SearchResult& r);
+  double finetuned(const Genome& g, std::int64_t images);  // memoised, checkpointed
   // Writes the accuracy source's factors of g (if it has its own) to `file`
   // and names them in d (`factors:`, relative to d's folder).
   void attach_factors(arch::Design& d, const Genome& g, const std::filesystem::path& file);

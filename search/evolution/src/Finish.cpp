@@ -78,6 +78,9 @@ void validate(const SearchOptions& o) {
   require(o.strategy != Strategy::Alds || o.min_accuracy == 0,
           "--min-accuracy: --strategy alds chooses without accuracy (its one query only reports the answer's), "
           "so it takes no floor");
+  require(o.finalists >= 0 && o.finalists <= 1000, "--finalists " + std::to_string(o.finalists) + ": legal 0..1000");
+  require(o.finalist_images >= 1 && o.finalist_images <= 100000000,
+          "--finalist-images " + std::to_string(o.finalist_images) + ": legal 1..1e8");
   require(!o.pareto || o.strategy == Strategy::Evolution,
           "--pareto runs NSGA-II; it does not combine with --strategy " + to_string(o.strategy));
 }
@@ -164,8 +167,8 @@ json member_summary(const SearchSpace& space, const Member& m, const HardwareEva
 }  // namespace
 
 void Engine::attach_factors(arch::Design& d, const Genome& g, const std::filesystem::path& file) {
-  const td::FactorsMap f = acc_.factors(space_.taus(g));
-  if (f.empty()) return;
+  const td::Factors f = acc_.factors(space_.taus(g));
+  if (f.layers.empty() && f.exponents.empty()) return;
   td::save_factors(file, f);
   d.factors_spec = file.filename().string();
   d.factors_file = file.string();
@@ -244,7 +247,11 @@ void Engine::finish(SearchResult& r) {
     std::vector<Member> ranked = st_.population;
     rank(ranked);
     const Member* best = nullptr;
-    if (!o_.final_verify) {
+    std::optional<Member> chosen;
+    if (finalists_on()) {
+      chosen = successive_halving(ranked, r);
+      if (chosen) best = &*chosen;
+    } else if (!o_.final_verify) {
       if (!ranked.empty()) best = &ranked.front();
     } else {
       // SystemC-verify in rank order, `verify` at a time, until one passes.

@@ -62,6 +62,8 @@ Settings search_settings(const SearchOptions& o, const SpaceOptions& space) {
   s["--sim-pregate"] = number(o.sim_pregate);
   s["--final-verify"] = o.final_verify ? "yes" : "no";
   s["--seeded-start"] = o.seeded_start ? "yes" : "no";
+  s["--finalists"] = std::to_string(o.finalists);
+  s["--finalist-images"] = std::to_string(o.finalist_images);
   s["--seed"] = std::to_string(o.seed);
   return s;
 }
@@ -275,6 +277,12 @@ std::string checkpoint_json(const State& st, const Settings& settings, const std
   j["stalled"] = st.stalled;
   j["best_seen"] = st.best_seen;
   j["stop_reason"] = st.stop_reason;
+  json seeds = json::array();
+  for (const auto& [kind, m] : st.seeds) seeds.push_back(json::array({kind, member_json(m)}));
+  j["seeds"] = seeds;
+  json ft = json::array();
+  for (const auto& [k, v] : st.finetuned) ft.push_back(json::array({k.first, k.second, v}));
+  j["finetuned"] = ft;
   return j.dump() + "\n";
 }
 
@@ -308,6 +316,12 @@ void read_checkpoint(const std::filesystem::path& path, const Settings& expected
     st.errors = j.at("errors").get<std::vector<std::vector<double>>>();
     for (const auto& m : j.at("population")) st.population.push_back({genome_of(m.at(0)), m.at(1), m.at(2), m.at(3)});
     for (const auto& m : j.at("memo")) st.memo[{m.at(0).get<std::string>(), m.at(1).get<std::int64_t>()}] = m.at(2);
+    for (const auto& s : j.at("seeds")) {
+      const json& m = s.at(1);
+      st.seeds.emplace_back(s.at(0).get<std::string>(), Member{genome_of(m.at(0)), m.at(1), m.at(2), m.at(3)});
+    }
+    for (const auto& f : j.at("finetuned"))
+      st.finetuned[{f.at(0).get<std::string>(), f.at(1).get<std::int64_t>()}] = f.at(2);
     for (const auto& l : j.at("labels")) {
       const std::string key = l.at(0);
       st.labels[key] = SimLabel{l.at(1), l.at(2), l.at(3), l.at(4), l.at(5), l.at(6)};

@@ -24,6 +24,7 @@ void Engine::seed_population(std::vector<Member>& pool, std::vector<Outcome>& ro
     }
     if (seed && d.valid) {
       pool.push_back({d.genome, d.accuracy, d.fps_oracle, d.fps_sim});
+      st_.seeds.emplace_back(d.kind, pool.back());  // finalists even if the evolution drops them
       found += " " + d.kind + " " + fixed_str(100 * d.accuracy, 2) + "% (largest error " +
                fixed_str(max_error(d.genome), 3) + ")";
     }

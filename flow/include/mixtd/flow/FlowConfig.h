@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace mixtd::flow {
@@ -22,6 +23,9 @@ struct SearchSettings {
   std::int64_t search_size = 0;  // images carved from the training part for the search (0: the data set's default)
   double layer_drop = 1.0;
   std::uint64_t seed = 1;
+  // The answer by fine-tuned validation top-1 (docs/search.md, "The
+  // finalists"); unset: mixtd search's defaults.
+  std::optional<std::int64_t> finalists, finalist_images;
 };
 
 struct FlowConfig {

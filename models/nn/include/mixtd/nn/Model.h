@@ -40,6 +40,7 @@
 #include "mixtd/numerics/Quantized.h"
 #include "mixtd/numerics/Reference.h"
 #include "mixtd/td/Decompose.h"
+#include "mixtd/td/Factors.h"
 #include "mixtd/td/Tau.h"
 
 namespace mixtd::nn {
@@ -162,6 +163,9 @@ class Model {
   net::Network to_network() const;
   // The decomposed layers with the current factor weights.
   numerics::Decompositions decompositions() const;
+  // The BFP8 activation exponents the fake-quant runs at (fixed at
+  // construction, kept through training); empty for a float model.
+  numerics::ActivationExponents activation_exponents() const;
   std::int64_t parameter_count() const;
 
  private:
@@ -279,14 +283,21 @@ class AccuracyOracle {
   numerics::Decompositions decompose(const Taus& taus);
   // A design's own factors (its `factors:` file, fine-tuned or corrected):
   // from now on decompose() returns these, no decomposition and no
-  // correction; a τ they do not hold is an error naming the layer.
-  void set_factors(numerics::Decompositions factors);
+  // correction; a τ they do not hold is an error naming the layer. With
+  // `exponents` (the file's), quantising uses them instead of calibrating.
+  void set_factors(numerics::Decompositions factors, numerics::ActivationExponents exponents = {});
+  // What the hardware must carry to compute what a query scores: the
+  // decomposed layers (decompose()) and, when quantised, the activation
+  // exponents the query ran at.
+  td::Factors factors(const Taus& taus);
   // The model a query runs (decomposed, quantised unless options say not).
   Model build(const Taus& taus);
   // The undecomposed float network (the teacher).
   Model teacher();
   // The BFP8 network of these τ (calibrated as build() does).
   numerics::QNetwork quantize(const Taus& taus);
+  // The same of decomposed layers already at hand (carried exponents, or calibrated).
+  numerics::QNetwork quantize_decomposed(const numerics::Decompositions& d);
   DecompositionCache& cache() { return *cache_; }
   const std::shared_ptr<DecompositionCache>& shared_cache() const { return cache_; }
   const Dataset& search() const { return search_; }
@@ -306,9 +317,26 @@ class AccuracyOracle {
   numerics::FloatTensor calib_, correction_images_;
   LayerStats teacher_stats_;  // of the correction images, once
   std::optional<numerics::Decompositions> factors_;
+  numerics::ActivationExponents exponents_;  // with factors_: carried, not calibrated
   std::map<std::int64_t, numerics::FloatTensor> teacher_logits_;
   PrefixCache prefix_;
 };
+
+// The search's short fine-tune, one recipe for its answer and its
+// finalists (so that what chose the answer is what the answer gets): Adam
+// at `lr` on a cosine schedule, no weight decay, distillation from the
+// undecomposed `teacher` ((1 − alpha)·CE + alpha·T²·KL; alpha 0: plain
+// CE), on the first `images` of `train` (0: all; a DataSplit's train part
+// is already in a seeded random order).
+struct ShortFinetune {
+  std::int64_t epochs = 1;
+  std::int64_t images = 0;
+  double lr = 5e-4;
+  double alpha = 0.9, temperature = 4;
+  std::uint64_t seed = 0;
+  int threads = 2;
+};
+TrainResult short_finetune(Model& m, Model& teacher, const Dataset& train, const ShortFinetune& f);
 
 // LibTorch's intra-op threads (torch::set_num_threads).
 void set_threads(int threads);

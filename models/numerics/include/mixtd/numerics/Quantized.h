@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -84,6 +85,23 @@ QNetwork quantize_network(const net::Network& net, const Decompositions& decomps
 // are block_exponent of each maximum, as above.
 QNetwork quantize_network(const net::Network& net, const Decompositions& decomps, const AbsMax& stats,
                           const QuantizeOptions& options = {});
+
+// The activation exponents of a BFP8 network by tensor, under AbsMax's
+// keys ("<input>", "<layer>" — the fused ReLU's name when one is fused —,
+// "<layer>#stage<k>", "<layer>#partial"): what a fine-tune trained at and
+// a factors file carries (td::ActivationExponents is the same type), so
+// that the hardware models compute at them instead of calibrating anew.
+using ActivationExponents = std::map<std::string, int>;
+
+// Quantises at these exponents: every tensor the network quantises must
+// have one and no other may (an Error names the first missing or extra).
+QNetwork quantize_network(const net::Network& net, const Decompositions& decomps, const ActivationExponents& exponents,
+                          const QuantizeOptions& options = {});
+
+// The exponents `q` (quantize_network of `net`) computes at; quantising
+// again at them gives `q` back.
+ActivationExponents activation_exponents(const net::Network& net, const QNetwork& q,
+                                         const QuantizeOptions& options = {});
 
 // Per-tensor quantisation of a float batch at exponent e.
 Int8Tensor quantize_tensor(const FloatTensor& x, int e);

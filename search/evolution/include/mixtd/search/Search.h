@@ -52,11 +52,12 @@ class AccuracySource {
   virtual ~AccuracySource() = default;
   virtual double query(const Taus& taus, std::int64_t batch) = 0;
   virtual std::int64_t batches() const = 0;  // distinct batch indices
-  // The decomposed layers a query of `taus` runs, when they are not td's
-  // plain decomposition (the statistics correction changes them): every
-  // design the search writes carries them (best.factors, `factors:`), so
-  // the hardware models compute what was scored. Empty: td's own.
-  virtual td::FactorsMap factors(const Taus& /*taus*/) { return {}; }
+  // The decomposed layers a query of `taus` runs (the statistics
+  // correction changes td's) and the BFP8 activation exponents it ran at:
+  // every design the search writes carries them (best.factors,
+  // `factors:`), so the hardware models compute what was scored. Empty:
+  // td's own decomposition, calibrated by the hardware models.
+  virtual td::Factors factors(const Taus& /*taus*/) { return {}; }
 };
 
 // SystemC simulation of solved designs (batch-1 FPS etc.), in any order and
@@ -120,6 +121,15 @@ struct SearchOptions {
   double sim_pregate = 0.8;
 
   bool final_verify = true;  // SystemC-verify the answer, trim its budget to the target
+  // The answer chosen by fine-tuned accuracy (evolution and random, not
+  // --pareto): the top `finalists` of the final population (each
+  // SystemC-verified when final_verify) and the seeded start's baseline
+  // answers go through successive halving on short fine-tunes
+  // (SearchCallbacks::finetune_validation): `finalist_images` training
+  // images each in the first round, twice as many in each next, the better
+  // half kept every round. 0: the most fit design is the answer.
+  std::int64_t finalists = 0;
+  std::int64_t finalist_images = 2000;
   std::uint64_t seed = 1;
 };
 
@@ -146,6 +156,15 @@ struct Member {
   double fps_sim = 0;   // SystemC's, 0 if not simulated
 };
 
+// A design of the successive halving and its validation top-1 after each
+// round's fine-tune (training images, top-1).
+struct Finalist {
+  std::string name;  // "top-3" (rank by fitness in the final population), "seed-uniform", or both joined by '='
+  Member member;
+  std::vector<std::pair<std::int64_t, double>> rounds;
+  bool winner = false;
+};
+
 struct SearchResult {
   std::string stop_reason;
   std::int64_t generations = 0, queries = 0, prefilter_queries = 0, evaluated = 0;
@@ -156,7 +175,8 @@ struct SearchResult {
   double best_max_error = -1;  // the largest ‖W − Ŵ‖/‖W‖ over best's layers (-1: not measured)
   arch::Design best_design;    // ψ solved (trimmed to the target when final_verify)
   double best_fps_analytical = 0, best_fps_sim = 0, best_utilisation = 0;
-  std::vector<Member> pareto;  // --pareto: the feasible front, by FPS
+  std::vector<Finalist> finalists;  // empty unless SearchOptions::finalists chose the answer
+  std::vector<Member> pareto;       // --pareto: the feasible front, by FPS
   std::vector<arch::Design> pareto_designs;
   std::vector<GenerationStats> history;
   std::vector<std::string> warnings;
@@ -166,6 +186,11 @@ struct SearchResult {
 struct SearchCallbacks {
   std::function<void(const GenerationStats&, std::int64_t max_generations)> on_generation;
   std::function<void(const std::string&)> log;  // one line of progress
+  // Validation top-1 of the design after a short fine-tune on `images`
+  // training images (SearchOptions::finalists): it must give the same value
+  // for the same arguments, since the search memoises it in its checkpoint.
+  // Only the validation split: the test set stays for the final report.
+  std::function<double(const Taus&, std::int64_t images)> finetune_validation;
 };
 
 // Runs (or resumes, when `out` holds a checkpoint whose settings match, else
