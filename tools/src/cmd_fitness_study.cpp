@@ -73,13 +73,34 @@ std::vector<std::string> fitness_columns() {
   return c;
 }
 
+// User-typed text in the one-line `#` header: a newline or other control
+// character would end the comment and corrupt the table, so it is written
+// escaped (\n, \xNN), as are backslashes so the line reads back one way.
+std::string one_line(const std::string& text) {
+  std::string out;
+  for (const char ch : text) {
+    const auto u = static_cast<unsigned char>(ch);
+    if (ch == '\\') {
+      out += "\\\\";
+    } else if (ch == '\n') {
+      out += "\\n";
+    } else if (u < 0x20 || u == 0x7f) {
+      static const char* hex = "0123456789abcdef";
+      out += std::string("\\x") + hex[u >> 4] + hex[u & 15];
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
 std::string settings_line(const StudyArgs& a) {
   std::ostringstream s;
-  s << "net=" << a.net << " weights=" << a.weights << " data=" << data_settings(a.data) << " types=" << a.types
-    << " groups=" << a.groups << " designs=" << a.designs << " ratios=" << a.lo << ".." << a.hi
-    << " eval=" << a.eval_images << " calib=" << a.calib << " finetune=" << a.ft_epochs << "x" << a.ft_images
-    << " test=" << a.with_test << " lr=" << a.ft_lr << " kd=" << a.ft_alpha << "@" << a.ft_temperature
-    << " seed=" << a.seed;
+  s << "net=" << one_line(a.net) << " weights=" << one_line(a.weights) << " data=" << one_line(data_settings(a.data))
+    << " types=" << one_line(a.types) << " groups=" << one_line(a.groups) << " designs=" << a.designs
+    << " ratios=" << a.lo << ".." << a.hi << " eval=" << a.eval_images << " calib=" << a.calib
+    << " finetune=" << a.ft_epochs << "x" << a.ft_images << " test=" << a.with_test << " lr=" << a.ft_lr
+    << " kd=" << a.ft_alpha << "@" << a.ft_temperature << " seed=" << a.seed;
   return s.str();
 }
 
