@@ -39,8 +39,8 @@ nn::Dataset search_set() {
   return d;
 }
 
-// The aggressive τ set of docs/accuracy.md (configs/designs/fmnist-aggressive.yaml) at rank multiplier `k` (so that each
-// iteration can ask for a τ not built before).
+// The aggressive τ set of docs/accuracy.md (configs/designs/fmnist-aggressive.yaml) at rank multiplier `k` (so that
+// each iteration can ask for a τ not built before).
 nn::Taus taus(const net::Network& n, std::int64_t k) {
   nn::Taus t;
   for (const auto& l : n.layers)
@@ -167,6 +167,38 @@ void BM_PrefilterQueries(benchmark::State& state) {
                          benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);  // seconds
 }
 BENCHMARK(BM_PrefilterQueries)->ArgName("cache")->Arg(0)->Arg(1)->Unit(benchmark::kSecond);
+
+// The fine-tune's cost (the search's finalists and its answer, `mixtd
+// finetune`): one epoch of the short fine-tune over 512 images (4 steps of
+// 128: forward with BFP8 fake-quant, the teacher's forward for the
+// distillation, backward, Adam), on the aggressive τ (arg 0) and on
+// configs/designs/fmnist-cpd's CPD layers (arg 1). `images/s` is what a
+// fine-tune of N images costs: N / images/s seconds, one thread.
+void BM_FinetuneEpoch512(benchmark::State& state) {
+  auto& f = fixture();
+  nn::Taus t = taus(f.net, 0);
+  if (state.range(0))
+    for (auto& [name, tau] : t)
+      if (name < "layer4") tau = td::Tau{td::TdType::Cpd, 1, 1, f.net.find(name)->conv.out_channels / 2};
+  f.oracle.cache().decompose(t);
+  nn::Dataset train = f.oracle.search().subset([] {
+    std::vector<std::int64_t> idx(512);
+    for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = static_cast<std::int64_t>(i);
+    return idx;
+  }());
+  nn::Model teacher = f.oracle.teacher();
+  nn::ShortFinetune ft;
+  ft.threads = 1;
+  for (auto _ : state) {
+    state.PauseTiming();
+    nn::Model m = f.oracle.build(t);
+    state.ResumeTiming();
+    benchmark::DoNotOptimize(nn::short_finetune(m, teacher, train, ft).last_loss);
+  }
+  state.counters["images/s"] =
+      benchmark::Counter(512.0 * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_FinetuneEpoch512)->ArgName("cpd")->Arg(0)->Arg(1)->Unit(benchmark::kSecond);
 
 // One 128-image query of the ImageNet ResNet-18 at 224x224 on one core
 // (issue 21; the paper's queries ran on a GPU): calibration on 16 images and

@@ -296,8 +296,7 @@ Run add_search(CLI::App& app) {
     std::int64_t eval_images = nn::kEvalImages;
     nn::DataConfig data;
     search::SearchOptions o;
-    std::int64_t batch = 0, calib = 16, finetune_epochs = 1, finetune_images = 10000, prefix_cache_mb = 1024,
-                 finalists = 8;
+    std::int64_t batch = 0, calib = 16, finetune_epochs = 1, finetune_images = 0, prefix_cache_mb = 1024, finalists = 8;
     double finetune_lr = 5e-4, finetune_alpha = 0.9, finetune_temperature = 4;
     int jobs = 0, threads = 1;
     double sim_timeout = 600;

@@ -40,7 +40,7 @@ struct FlowConfig {
   double target_fps = 0;
   double budget = 0.9;
   SearchSettings search;
-  std::int64_t finetune_epochs = 1, finetune_images = 10000;
+  std::int64_t finetune_epochs = 1, finetune_images = 0;  // 0: the whole training split
   double finetune_lr = 0.0005;
   std::int64_t simulate_frames = 3;
   std::int64_t cosim_frames = 2;
