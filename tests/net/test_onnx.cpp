@@ -146,7 +146,8 @@ TEST_P(OnnxRoundTrip, ZooNetworkComesBackBitIdentical) {
 
 // vgg16 (550 MB of floats) works the same way but is too big for the suite.
 INSTANTIATE_TEST_SUITE_P(Zoo, OnnxRoundTrip,
-                         testing::Values("tiny", "tiny-dw", "resnet18-fmnist:width=0.25", "resnet18", "repvgg-a0"),
+                         testing::Values("tiny", "tiny-dw", "resnet18-fmnist:width=0.25", "repvgg-fmnist:width=0.25",
+                                         "resnet18", "repvgg-a0"),
                          [](const auto& info) {
                            std::string s = sanitized(info.param);
                            for (auto& c : s)

@@ -39,7 +39,8 @@ TEST_P(ZooRoundTrip, YamlWithWeightsIsIdentical) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Zoo, ZooRoundTrip,
-                         testing::Values("tiny", "tiny-dw", "resnet18-fmnist:width=0.25", "resnet18", "repvgg-a0"));
+                         testing::Values("tiny", "tiny-dw", "resnet18-fmnist:width=0.25", "repvgg-fmnist:width=0.25",
+                                         "resnet18", "repvgg-a0"));
 
 TEST(Yaml, ShapeOnlyVgg16RoundTrip) {
   const auto net = mixtd::net::build_zoo("vgg16");

@@ -41,8 +41,9 @@ TEST(Zoo, LayerCountsOfEachNetwork) {
     const char* spec;
     std::int64_t conv, linear;
   };
-  for (const Want w : {Want{"resnet18", 20, 1}, Want{"repvgg-a0", 22, 1}, Want{"vgg16", 13, 3},
-                       Want{"resnet18-fmnist", 20, 1}, Want{"tiny", 5, 1}, Want{"tiny-dw", 5, 1}}) {
+  for (const Want w :
+       {Want{"resnet18", 20, 1}, Want{"repvgg-a0", 22, 1}, Want{"vgg16", 13, 3}, Want{"resnet18-fmnist", 20, 1},
+        Want{"repvgg-fmnist", 22, 1}, Want{"tiny", 5, 1}, Want{"tiny-dw", 5, 1}}) {
     const auto c = mixtd::net::counts(build_zoo(w.spec));
     EXPECT_EQ(c.conv_layers, w.conv) << w.spec;
     EXPECT_EQ(c.linear_layers, w.linear) << w.spec;
@@ -64,6 +65,36 @@ TEST(Zoo, FmnistWidthMultiplierAndShapes) {
   EXPECT_EQ(n.find("layer4.1.relu_1")->out_shape, (mixtd::net::Shape{128, 4, 4}));
   EXPECT_EQ(n.find("fc")->out_shape, (mixtd::net::Shape{10, 1, 1}));
   EXPECT_EQ(n.find("maxpool"), nullptr);  // CIFAR-style stem
+}
+
+TEST(Zoo, RepVggFmnistKeepsA0LayoutAtStride1Stem) {
+  const auto n = build_zoo("repvgg-fmnist:width=0.25");
+  EXPECT_EQ(n.input_shape, (mixtd::net::Shape{1, 28, 28}));
+  EXPECT_EQ(n.find("stage0.0.rbr_reparam")->out_shape, (mixtd::net::Shape{12, 28, 28}));
+  EXPECT_EQ(n.find("stage1.1.nonlinearity")->out_shape, (mixtd::net::Shape{12, 28, 28}));
+  EXPECT_EQ(n.find("stage2.0.rbr_reparam")->out_shape, (mixtd::net::Shape{24, 14, 14}));
+  EXPECT_EQ(n.find("stage3.13.nonlinearity")->out_shape, (mixtd::net::Shape{48, 7, 7}));
+  EXPECT_EQ(n.find("stage4.0.rbr_reparam")->out_shape, (mixtd::net::Shape{320, 4, 4}));
+  EXPECT_EQ(n.find("linear")->out_shape, (mixtd::net::Shape{10, 1, 1}));
+  // Conv weights + biases stage by stage (12, 12, 24, 48, 320 channels), then
+  // the linear layer: 120 + 2,616 + 18,240 + 280,608 + 138,560 + 3,210.
+  EXPECT_EQ(mixtd::net::counts(n).params, 443354);
+  // Plain: no residual adds, no pooling but the global one.
+  for (const auto& l : n.layers) {
+    EXPECT_NE(l.kind, LayerKind::Add) << l.name;
+    EXPECT_NE(l.kind, LayerKind::MaxPool) << l.name;
+  }
+  // Same layer names and widths as repvgg-a0 at every width (the ONNX of
+  // either imports by those names); only the input and the strides differ.
+  for (const char* w : {"0.25", "1"}) {
+    const auto fm = build_zoo(std::string("repvgg-fmnist:width=") + w);
+    const auto a0 = build_zoo(std::string("repvgg-a0:classes=10,width=") + w);
+    ASSERT_EQ(fm.layers.size(), a0.layers.size());
+    for (std::size_t i = 0; i < fm.layers.size(); ++i) {
+      EXPECT_EQ(fm.layers[i].name, a0.layers[i].name);
+      EXPECT_EQ(fm.layers[i].out_shape.c, a0.layers[i].out_shape.c) << fm.layers[i].name;
+    }
+  }
 }
 
 TEST(Zoo, TinyNetsCoverEveryKindButBatchNorm) {

@@ -164,6 +164,37 @@ Network repvgg_a0(const ZooOptions& o) {
   return net;
 }
 
+// RepVGG-A0's deploy-form layout for 28x28 greyscale (Fashion-MNIST): the
+// same widths (scaled by `width`) and depths 1, 2, 4, 14, 1 as repvgg-a0, but
+// stages 0 and 1 keep stride 1. That is the adaptation resnet18-fmnist makes:
+// on 224x224 the stem stride and the max-pool take 224 to 56 before the first
+// residual stage; on 28x28 both are dropped, so the stages run at 28, 14, 7, 4.
+// Here stage 0 (the stem) and stage 1 play those two downsamplings, and
+// stages 2, 3, 4 halve to 14, 7, 4 as resnet's layer2..4 do.
+Network repvgg_fmnist(const ZooOptions& o) {
+  Network net;
+  net.name = "repvgg-fmnist";
+  net.input_shape = {1, 28, 28};
+  Builder b(net);
+  const double a = 0.75 * o.width, bw = 2.5 * o.width;
+  const std::int64_t widths[5] = {std::min<std::int64_t>(64, scaled(64, a)), scaled(64, a), scaled(128, a),
+                                  scaled(256, a), scaled(512, bw)};
+  const int depths[5] = {1, 2, 4, 14, 1};
+  const std::int64_t first_stride[5] = {1, 1, 2, 2, 2};
+  std::string x = net.input_name;
+  for (int s = 0; s < 5; ++s) {
+    for (int i = 0; i < depths[s]; ++i) {
+      const std::string prefix = "stage" + std::to_string(s) + "." + std::to_string(i);
+      x = b.conv(prefix + ".rbr_reparam", x, widths[s], 3, i == 0 ? first_stride[s] : 1, 1);
+      x = b.relu(prefix + ".nonlinearity", x);
+    }
+  }
+  x = b.gap("gap", x);
+  x = b.flatten("flatten", x);
+  b.linear("linear", x, o.classes > 0 ? o.classes : 10);
+  return net;
+}
+
 // VGG-16 (configuration D, no BatchNorm), torchvision layout and names.
 Network vgg16(const ZooOptions& o) {
   Network net;
@@ -254,6 +285,9 @@ const std::vector<Entry>& entries() {
       {{"vgg16", "VGG-16 (config D), 3x224x224"}, vgg16},
       {{"resnet18-fmnist", "ResNet-18 for Fashion-MNIST 1x28x28, 3x3 stride-1 stem, no max-pool; width= multiplier"},
        resnet18_fmnist},
+      {{"repvgg-fmnist",
+        "RepVGG-A0 layout for Fashion-MNIST 1x28x28, 22 plain 3x3 convs, stages 0-1 stride 1; width= multiplier"},
+       repvgg_fmnist},
       {{"tiny", "test net 3x16x16: convs, residual add, max-pool, strided conv, FC"}, tiny},
       {{"tiny-dw", "test net 3x16x16: depthwise and grouped convs, avg-pool, FC"}, tiny_dw},
   };

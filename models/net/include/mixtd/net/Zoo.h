@@ -1,8 +1,9 @@
 // Built-in networks.
 //
 // A zoo spec is `name[:key=value,...]`, e.g. `resnet18`, `resnet18-fmnist:width=0.25`,
-// `tiny:seed=7`. Keys: `width` (channel multiplier; resnet18-fmnist and the
-// tiny nets), `classes` (classifier outputs), `seed` (weight seed, default 0).
+// `tiny:seed=7`. Keys: `width` (channel multiplier; every entry takes it, the
+// Fashion-MNIST nets resnet18-fmnist and repvgg-fmnist are shipped trained at
+// width=0.25), `classes` (classifier outputs), `seed` (weight seed, default 0).
 // The spec string is what design.yaml records, so a network is rebuilt
 // exactly from it.
 #pragma once
