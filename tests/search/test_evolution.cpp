@@ -1013,3 +1013,44 @@ TEST(Search, FinalistsNeedAJudgeAndBoundedOptions) {
   space.candidates.groups = td::GroupPolicy::Ungrouped;
   EXPECT_THROW(search::run_search(base_design(), space, o, acc, sim, errors, scratch("no-judge"), {}, false), Error);
 }
+
+// The pre-filter asks AccuracySource::prefilter_query (fewer images in
+// `mixtd search`), not query(): its values are the ones space.csv shows and
+// the ones that drop candidates.
+class PrefilterAccuracy : public FakeAccuracy {
+ public:
+  std::int64_t prefilter_calls = 0, single_layer_queries = 0;
+  double query(const search::Taus& taus, std::int64_t batch) override {
+    single_layer_queries += taus.size() == 1;
+    return FakeAccuracy::query(taus, batch);
+  }
+  double prefilter_query(const search::Taus& taus) override {
+    ++prefilter_calls;
+    // layer1.0.conv1 alone loses 50 points here: all its candidates go.
+    return taus.count("layer1.0.conv1") ? 0.42 : 0.92;
+  }
+};
+
+TEST(Search, ThePrefilterScoresWithItsOwnQuery) {
+  auto o = small_options(1.2 * undecomposed_fps(base_design()));
+  o.generations = 1;
+  PrefilterAccuracy acc;
+  FakeSimulator sim;
+  const fs::path dir = scratch("prefilter-query");
+  run(dir, o, acc, sim);
+  EXPECT_GT(acc.prefilter_calls, 16);
+  EXPECT_EQ(acc.single_layer_queries, 0);  // the prior's draws decompose many layers
+  std::int64_t conv1 = 0;
+  for (const auto& row : csv_rows(dir / "space.csv")) {
+    const bool none = row[3] == "none";
+    if (row[0] == "layer1.0.conv1" && !none) {
+      ++conv1;
+      EXPECT_EQ(row[6], "0.42");
+      EXPECT_EQ(row[8], "no");
+    } else if (!none) {
+      EXPECT_EQ(row[6], "0.92") << row[0];
+      EXPECT_EQ(row[8], "yes") << row[0];
+    }
+  }
+  EXPECT_GT(conv1, 0);
+}

@@ -50,13 +50,21 @@ CachedAccuracy::~CachedAccuracy() {
 }
 
 double CachedAccuracy::query(const search::Taus& taus, std::int64_t batch) {
+  return lookup(taus, batch, [&] { return inner_.query(taus, batch); });
+}
+
+double CachedAccuracy::prefilter_query(const search::Taus& taus) {
+  return lookup(taus, -1, [&] { return inner_.prefilter_query(taus); });
+}
+
+double CachedAccuracy::lookup(const search::Taus& taus, std::int64_t batch, const std::function<double()>& ask) {
   const std::string k = key_of(taus, batch);
   if (auto it = values_.find(k); it != values_.end()) {
     ++hits_;
     return it->second;
   }
   ++misses_;
-  const double v = inner_.query(taus, batch);
+  const double v = ask();
   values_[k] = v;
   char num[40];
   std::snprintf(num, sizeof num, "%.17g", v);

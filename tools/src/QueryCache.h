@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <unordered_map>
 
@@ -27,12 +28,15 @@ class CachedAccuracy : public search::AccuracySource {
   CachedAccuracy(search::AccuracySource& inner, std::filesystem::path file, const std::string& settings);
   ~CachedAccuracy() override;
   double query(const search::Taus& taus, std::int64_t batch) override;
+  // Kept under batch -1 (the settings digest covers --prefilter-images).
+  double prefilter_query(const search::Taus& taus) override;
   std::int64_t batches() const override { return inner_.batches(); }
   td::Factors factors(const search::Taus& taus) override { return inner_.factors(taus); }
   std::int64_t hits() const { return hits_; }
   std::int64_t misses() const { return misses_; }
 
  private:
+  double lookup(const search::Taus& taus, std::int64_t batch, const std::function<double()>& ask);
   search::AccuracySource& inner_;
   std::filesystem::path file_;
   std::string digest_;

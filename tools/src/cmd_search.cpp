@@ -47,9 +47,20 @@ namespace {
 // the search split's batches.
 class TopOneSource : public search::AccuracySource {
  public:
-  TopOneSource(net::Network net, nn::Dataset search, nn::OracleOptions o, bool fixed)
-      : oracle_(std::move(net), std::move(search), o), fixed_(fixed) {}
+  // `prefilter_images` in 1 .. o.batch − 1 (fixed only): the pre-filter
+  // scores the first that many images of the evaluation set, by an oracle
+  // sharing the decompositions; otherwise the evaluation set itself.
+  TopOneSource(net::Network net, nn::Dataset search, nn::OracleOptions o, bool fixed, std::int64_t prefilter_images)
+      : oracle_(std::move(net), std::move(search), o), fixed_(fixed) {
+    if (!fixed || prefilter_images <= 0 || prefilter_images >= o.batch) return;
+    nn::OracleOptions p = o;
+    p.batch = prefilter_images;
+    prefilter_ = std::make_unique<nn::AccuracyOracle>(oracle_.shared_cache(), oracle_.search(), p);
+  }
   double query(const search::Taus& taus, std::int64_t batch) override { return oracle_.query(taus, batch); }
+  double prefilter_query(const search::Taus& taus) override {
+    return prefilter_ ? prefilter_->query(taus, 0) : oracle_.query(taus, 0);
+  }
   std::int64_t batches() const override { return fixed_ ? 1 : oracle_.search().size() / oracle_.options().batch; }
   td::Factors factors(const search::Taus& taus) override {
     const nn::OracleOptions& o = oracle_.options();
@@ -61,6 +72,7 @@ class TopOneSource : public search::AccuracySource {
  private:
   nn::AccuracyOracle oracle_;
   bool fixed_;
+  std::unique_ptr<nn::AccuracyOracle> prefilter_;
 };
 
 // The successive halving's designs: a table on stdout, a list in final.json.
@@ -293,7 +305,7 @@ Run add_search(CLI::App& app) {
     std::string net, weights, query_cache, device, out, accuracy = "top1", oracle = "forest", types = "mixed",
                                                         groups = "paper", strategy = "evolution", fitness = "teacher",
                                                         correction = nn::to_string(nn::kSearchCorrection);
-    std::int64_t eval_images = nn::kEvalImages;
+    std::int64_t eval_images = nn::kEvalImages, prefilter_images = 256;
     nn::DataConfig data;
     search::SearchOptions o;
     std::int64_t batch = 0, calib = 16, finetune_epochs = 1, finetune_images = 0, prefix_cache_mb = 1024, finalists = 8;
@@ -335,6 +347,12 @@ Run add_search(CLI::App& app) {
                   "the fixed evaluation set: the first N images of the search split (teacher, top1)")
       ->capture_default_str()
       ->check(in_range(std::int64_t{16}, std::int64_t{1000000}));
+  cmd->add_option("--prefilter-images", a->prefilter_images,
+                  "the pre-filter scores each candidate on the first N images of the evaluation set (teacher, "
+                  "top1; 0 or --eval-images and more: all of it): it only drops candidates far below the "
+                  "undecomposed network")
+      ->capture_default_str()
+      ->check(in_range(std::int64_t{0}, std::int64_t{1000000}));
   cmd->add_option("--correction", a->correction,
                   "statistics correction of the decomposed layers before scoring: none | bias (re-match each "
                   "channel's mean to the undecomposed layer's) | scale (mean and spread)")
@@ -411,8 +429,9 @@ Run add_search(CLI::App& app) {
   cmd->add_flag("--bench", a->bench, "print candidates per hour and the time per gate at the end");
   add_mpi_flag(cmd, a->mpi);
   cmd->footer(
-      "Algorithm (paper §V, docs/search.md): each layer's candidates are first tried alone and those\n"
-      "losing more than --layer-drop points of fitness are dropped; 25 designs are drawn from a\n"
+      "Algorithm (paper §V, docs/search.md): each layer's candidates are first tried alone (on the\n"
+      "first --prefilter-images evaluation images) and those losing more than --layer-drop points of\n"
+      "fitness are dropped; 25 designs are drawn from a\n"
       "Gaussian prior on each layer's MAC ratio and joined by the uniform, greedy and alds answers\n"
       "(--no-seeded-start: not); every generation adds 50 mutation and 50 crossover children, each\n"
       "checked cheapest gate first (MACs bound, solver within --budget, throughput oracle >= target,\n"
@@ -424,8 +443,11 @@ Run add_search(CLI::App& app) {
       "generation, parents re-scored. With\n"
       "--oracle forest the first --warmup generations are labelled in SystemC, the forest is fitted\n"
       "on those labels, and each generation the top --verify are checked in SystemC and added to the\n"
-      "labels. The answer is verified in SystemC, its budget trimmed to just meet the target, and\n"
-      "fine-tuned. A checkpoint is written every generation; --resume continues to identical outputs.\n\n"
+      "labels. The answer is chosen among the top --finalists of the last population and the three\n"
+      "baselines' answers by successive halving on short fine-tunes judged on the validation split,\n"
+      "verified in SystemC, its budget trimmed to just meet the target, and fine-tuned. A checkpoint\n"
+      "is written every generation and after every finalist's fine-tune; --resume continues to\n"
+      "identical outputs.\n\n"
       "Strategies:\n"
       "  evolution  Mixed-TD's (mu+lambda) evolution, above (NSGA-II with --pareto)\n"
       "  random     the same loop with every child a fresh prior draw\n"
@@ -527,7 +549,9 @@ Run add_search(CLI::App& app) {
       settings["--batch"] = std::to_string(fit.oracle.batch);
       settings["--fitness"] = a->fitness;
       settings["--correction"] = a->correction;
-      source = std::make_unique<TopOneSource>(n, data->search, fit.oracle, fit.fixed);
+      // Part of the answer (which candidates survive), so a resume must match it.
+      settings["--prefilter-images"] = std::to_string(fit.fixed ? a->prefilter_images : 0);
+      source = std::make_unique<TopOneSource>(n, data->search, fit.oracle, fit.fixed, a->prefilter_images);
     } else {
       nn::FidelityOptions fo;
       fo.batch = a->batch > 0 ? a->batch : 16;
@@ -541,8 +565,8 @@ Run add_search(CLI::App& app) {
       // Bump the version whenever a query's value changes for the same
       // inputs (v1 answers came from code before commit 8003914's oracle).
       std::string key = "v2";
-      for (const char* s :
-           {"network", "--weights", "--accuracy", "--batch", "--calib", "--dataset", "--fitness", "--correction"})
+      for (const char* s : {"network", "--weights", "--accuracy", "--batch", "--calib", "--dataset", "--fitness",
+                            "--correction", "--prefilter-images"})
         key += std::string("|") + s + "=" + (settings.count(s) ? settings.at(s) : "");
       key += "|data=" + (a->accuracy == "top1" ? data_settings(a->data) : "seed " + std::to_string(o.seed));
       cached = std::make_unique<CachedAccuracy>(*source, a->query_cache, key);

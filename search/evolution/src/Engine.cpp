@@ -315,14 +315,14 @@ void Engine::prefilter() {
   }
   if (prefilter_on()) {
     const Genome none = space_.undecomposed();
-    st_.base_accuracy = acc_.query({}, 0);
+    st_.base_accuracy = acc_.prefilter_query({});
     ++st_.prefilter_queries;
     std::int64_t kept = 0, total = 0;
     for (std::size_t i = 0; i < layers.size(); ++i) {
       for (std::size_t k = 0; k + 1 < layers[i].candidates.size(); ++k) {
         Genome g = none;
         g[i] = static_cast<std::int32_t>(k);
-        const double a = acc_.query(space_.taus(g), 0);
+        const double a = acc_.prefilter_query(space_.taus(g));
         ++st_.prefilter_queries;
         st_.prefilter[i][k] = a;
         st_.keep[i][k] = (st_.base_accuracy - a) * 100 <= o_.layer_drop;

@@ -52,6 +52,11 @@ class AccuracySource {
   virtual ~AccuracySource() = default;
   virtual double query(const Taus& taus, std::int64_t batch) = 0;
   virtual std::int64_t batches() const = 0;  // distinct batch indices
+  // The pre-filter's score of `taus` (none or one layer decomposed). It
+  // only drops candidates far below the undecomposed network, so a source
+  // may score it on fewer images than query() (`mixtd search
+  // --prefilter-images`); by default the same as query(taus, 0).
+  virtual double prefilter_query(const Taus& taus) { return query(taus, 0); }
   // The decomposed layers a query of `taus` runs (the statistics
   // correction changes td's) and the BFP8 activation exponents it ran at:
   // every design the search writes carries them (best.factors,
