@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 
@@ -19,6 +20,7 @@
 #include "mixtd/report/BarsSvg.h"
 #include "mixtd/report/FlowReport.h"
 #include "mixtd/report/Format.h"
+#include "mixtd/report/PlotSvg.h"
 
 namespace {
 
@@ -204,6 +206,25 @@ TEST(Report, EveryFigureInTheJsonAppearsVerbatimInTheHtml) {
     numbers(j.at(section), section, figures);
   for (const auto& [path, text] : figures)
     EXPECT_NE(html.find(">" + text + "<"), std::string::npos) << path << " " << text;
+}
+
+TEST(PlotSvg, MarkersOnOneDesignStackTheirLabels) {
+  const auto series = marker_series({{"uniform", 10, 50}, {"greedy", 10, 50}, {"answer", 20, 60}});
+  ASSERT_EQ(series.size(), 3u);
+  EXPECT_EQ(series[2].colour, "#000000");
+  const std::string svg = plot_svg("t", "x", "y", series);
+  EXPECT_EQ(svg, plot_svg("t", "x", "y", series));
+  const std::regex label("<text x=\"([0-9.]+)\" y=\"([0-9.]+)\" font-size=\"11\" fill=\"#222\">(\\w+)</text>");
+  std::map<std::string, double> y;
+  for (std::sregex_iterator it(svg.begin(), svg.end(), label), end; it != end; ++it)
+    y[(*it)[3].str()] = std::stod((*it)[2].str());
+  ASSERT_EQ(y.size(), 3u) << svg;
+  EXPECT_NEAR(y["greedy"] - y["uniform"], 13, 0.11);  // the same point: one label under the other
+  const auto levels = marker_levels({{"uniform", 10, 50}, {"answer", 20, 60}});
+  ASSERT_EQ(levels.size(), 2u);
+  EXPECT_FALSE(levels[1].vertical);
+  EXPECT_EQ(levels[1].value, 60);
+  EXPECT_EQ(levels[0].colour, series[0].colour);
 }
 
 TEST(Report, NothingRunStillRenders) {
