@@ -1,5 +1,6 @@
 #include "mixtd/flow/BuildReport.h"
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -81,8 +82,21 @@ std::optional<report::ResourceUse> use(const json& a, const char* key) {
 
 // The steps' JSON, each read once.
 struct Artefacts {
-  std::optional<json> analysis, simulate, cosim;
+  std::optional<json> analysis, simulate, cosim, search;  // search: search/summary.json
 };
+
+// The undecomposed design as the search evaluated it (summary.json's
+// `undecomposed`, docs/search.md "Outputs"); weights converted to bytes as
+// the final design's are, so the ratio compares like with like.
+std::optional<report::Undecomposed> undecomposed(const std::optional<json>& summary) {
+  if (!summary || !summary->contains("undecomposed") || !(*summary)["undecomposed"].is_object()) return std::nullopt;
+  const json& u = (*summary)["undecomposed"];
+  report::Undecomposed x;
+  x.fps_batch1_analytical = num(u, "fps_analytical");
+  x.fps_batch1_systemc = num(u, "fps_systemc");
+  if (const auto mbit = num(u, "weight_mbit")) x.weight_bytes = static_cast<std::int64_t>(*mbit * 1e6 / 8 + 0.5);
+  return x;
+}
 
 void fill_headline(report::FlowReport& r, const Artefacts& art, const fs::path& dir) {
   const auto& a = art.analysis;
@@ -108,7 +122,8 @@ void fill_headline(report::FlowReport& r, const Artefacts& art, const fs::path& 
   h.top1_bfp8 = top1(dir / "network/accuracy-bfp8.json");
   h.top1_decomposed = top1(dir / "finetune/accuracy-decomposed.json");
   h.top1_finetuned = top1(dir / "finetune/accuracy-finetuned.json");
-  if (a || s || h.top1_float) r.headline = h;
+  h.undecomposed = undecomposed(art.search);
+  if (a || s || h.top1_float || h.undecomposed) r.headline = h;
 }
 
 void fill_layers(report::FlowReport& r, const Artefacts& art, const fs::path& dir) {
@@ -144,7 +159,7 @@ void fill_layers(report::FlowReport& r, const Artefacts& art, const fs::path& di
   }
 }
 
-void fill_search(report::FlowReport& r, const FlowConfig& c, const fs::path& dir) {
+void fill_search(report::FlowReport& r, const FlowConfig& c, const Artefacts& art, const fs::path& dir) {
   if (!fs::exists(dir / "search/generations.csv")) return;
   report::Search s;
   s.oracle = c.search.oracle;
@@ -160,8 +175,24 @@ void fill_search(report::FlowReport& r, const FlowConfig& c, const fs::path& dir
     const auto fps = cell(row, "fps_oracle"), acc = cell(row, "accuracy");
     const std::string status = row.count("status") ? row.at("status") : "";
     if (fps && acc && *fps > 0) s.points.push_back({*fps, 100 * *acc, status == "valid"});
+    // The seeded start's baseline answers (kind seed-uniform, ...), valid or
+    // a duplicate of an earlier seed: where each baseline landed.
+    const std::string kind = row.count("kind") ? row.at("kind") : "";
+    if (kind.rfind("seed-", 0) == 0 && fps && acc && *fps > 0) {
+      const std::string name = kind.substr(5);
+      const bool seen =
+          std::any_of(s.baselines.begin(), s.baselines.end(), [&](const auto& m) { return m.name == name; });
+      if (!seen) s.baselines.push_back({name, *fps, 100 * *acc});
+    }
     const auto sim = cell(row, "fps_systemc");
     if (c.search.oracle == "forest" && fps && sim && *fps > 0 && *sim > 0) p.pairs.push_back({*sim, *fps});
+  }
+  // The answer at the figures it has in the plots: the oracle's FPS and the
+  // fitness (before any budget trim, which moves neither).
+  if (art.search && art.search->contains("best") && (*art.search)["best"].is_object()) {
+    const json& b = (*art.search)["best"];
+    const auto fps = num(b, "fps_oracle"), fit = num(b, "fitness");
+    if (fps && fit) s.answer = report::Marker{"answer", *fps, 100 * *fit};
   }
   r.search = s;
   if (!p.pairs.empty()) r.predictor = p;
@@ -229,11 +260,11 @@ report::FlowReport build_report(const FlowConfig& c, const fs::path& dir, const 
   r.header.fps_target = c.target_fps;
   r.header.date = date;
   const Artefacts art{try_json(dir / "simulate/analysis.json"), try_json(dir / "simulate/simulate.json"),
-                      try_json(dir / "cosim/cosim.json")};
+                      try_json(dir / "cosim/cosim.json"), try_json(dir / "search/summary.json")};
   if (art.analysis) r.header.clock_mhz = num(*art.analysis, "clock_mhz");
   fill_headline(r, art, dir);
   fill_layers(r, art, dir);
-  fill_search(r, c, dir);
+  fill_search(r, c, art, dir);
   fill_agreement(r, art);
   fill_package(r, c, dir);
   for (const auto& s : steps) {

@@ -51,6 +51,35 @@ inline Num deviation_pct(const Num& a, const Num& ref) {
   return 100 * (*a - *ref) / *ref;
 }
 
+// The design against the undecomposed one (Headline::undecomposed): FPS and
+// weight memory as ratios, accuracy as a difference. A figure is absent when
+// either side of it is.
+struct VersusUndecomposed {
+  Num fps_ratio_analytical, fps_ratio_systemc;  // this design / undecomposed, batch 1
+  Num weight_ratio;                             // undecomposed / this design: how many times smaller
+  Num top1_delta_pp;                            // the final design's top-1 − the undecomposed BFP8 top-1, in points
+};
+// The final design's top-1: fine-tuned, or the searched design's as it is
+// when the flow does not fine-tune (finetune.epochs 0).
+inline Num top1_final(const Headline& h) { return h.top1_finetuned ? h.top1_finetuned : h.top1_decomposed; }
+inline Num ratio(const Num& a, const Num& b) {
+  if (!a || !b || !(*a > 0) || !(*b > 0)) return std::nullopt;
+  return *a / *b;
+}
+inline Num ratio(const std::optional<std::int64_t>& a, const std::optional<std::int64_t>& b) {
+  return ratio(a ? Num(static_cast<double>(*a)) : Num{}, b ? Num(static_cast<double>(*b)) : Num{});
+}
+inline VersusUndecomposed versus_undecomposed(const Headline& h) {
+  VersusUndecomposed v;
+  if (const Num final = top1_final(h); final && h.top1_bfp8) v.top1_delta_pp = *final - *h.top1_bfp8;
+  if (!h.undecomposed) return v;
+  const Undecomposed& u = *h.undecomposed;
+  v.fps_ratio_analytical = ratio(h.fps_batch1_analytical, u.fps_batch1_analytical);
+  v.fps_ratio_systemc = ratio(h.fps_batch1_systemc, u.fps_batch1_systemc);
+  v.weight_ratio = ratio(u.weight_bytes, h.weight_bytes);
+  return v;
+}
+
 struct PredictorSummary {
   std::int64_t pairs = 0, within_10pct = 0;
   Num mean_abs_error_pct;  // mean |predicted − SystemC| / SystemC

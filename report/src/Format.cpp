@@ -1,5 +1,6 @@
 #include "mixtd/report/Format.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -22,6 +23,35 @@ std::string format_number(std::int64_t v) { return std::to_string(v); }
 std::string format_or(const std::optional<double>& v, std::string_view absent) {
   if (!v || !std::isfinite(*v)) return std::string(absent);
   return format_number(*v);
+}
+
+std::string format_grouped(double v, int decimals) {
+  if (!std::isfinite(v)) return "—";
+  char b[400];
+  const auto r = std::to_chars(b, b + sizeof b, std::fabs(v), std::chars_format::fixed, decimals);
+  const std::string_view digits(b, static_cast<std::size_t>(r.ptr - b));
+  const std::size_t whole = std::min(digits.find('.'), digits.size());  // digits before the point
+  std::string s;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && i < whole && (whole - i) % 3 == 0) s += ',';
+    s += digits[i];
+  }
+  const bool zero = s.find_first_not_of("0.,") == std::string::npos;
+  return (v < 0 && !zero ? "−" : "") + s;
+}
+
+std::string format_ratio(double v) {
+  if (!std::isfinite(v)) return "—";
+  if (std::fabs(v) >= 100) return format_grouped(v, 0);
+  char b[64];
+  const auto r = std::to_chars(b, b + sizeof b, v, std::chars_format::general, 3);
+  return std::string(b, r.ptr);
+}
+
+std::string format_points(double v) {
+  if (!std::isfinite(v)) return "—";
+  const std::string s = format_grouped(v, 2);
+  return s.rfind("−", 0) == 0 ? s : "+" + s;
 }
 
 std::string json_string(std::string_view s) {

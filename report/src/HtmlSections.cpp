@@ -100,13 +100,29 @@ std::string search_section(const FlowReport& r) {
        num_cell(sum.points) + "</tr>\n<tr><th>points feasible</th>" + num_cell(sum.feasible) +
        "</tr>\n<tr><th>best feasible: top-1 (%)</th>" + num_cell(sum.best ? Num(sum.best->accuracy) : Num{}) +
        "</tr>\n<tr><th>best feasible: FPS</th>" + num_cell(sum.best ? Num(sum.best->fps) : Num{}) + "</tr>\n</table>\n";
+  std::vector<PlotMarker> markers;
+  for (const auto& m : se.baselines) markers.push_back({m.name, m.fps, m.accuracy});
+  if (se.answer) markers.push_back({se.answer->name, se.answer->fps, se.answer->accuracy});
+  if (!markers.empty()) {
+    s += "<h3>The baselines' answers and the search's</h3>\n<table>\n" +
+         head_row({"design", "FPS (the oracle's, batch 1)", "top-1 (%), the search's fitness"});
+    for (const auto& m : se.baselines)
+      s += "<tr>" + text_cell(m.name) + num_cell(m.fps) + num_cell(m.accuracy) + "</tr>\n";
+    if (se.answer)
+      s += "<tr><th>" + html_escape(se.answer->name) + "</th>" + num_cell(se.answer->fps) +
+           num_cell(se.answer->accuracy) + "</tr>\n";
+    s += "</table>\n";
+  }
   if (!se.convergence.empty()) {
     PlotSeries acc{"best top-1", kBlue, {}, {}, true}, fps{"best FPS", kGreen, {}, {}, true};
     for (const auto& g : se.convergence) {
       if (g.best_accuracy) acc.x.push_back(g.generation), acc.y.push_back(*g.best_accuracy);
       if (g.best_fps) fps.x.push_back(g.generation), fps.y.push_back(*g.best_fps);
     }
-    s += figure(plot_svg("Search convergence: accuracy", "generation", "best top-1 (%)", {acc}));
+    // The baselines' answers and the search's as levels: where the
+    // evolution started from and where it ended against them.
+    s +=
+        figure(plot_svg("Search convergence: accuracy", "generation", "best top-1 (%)", {acc}, marker_levels(markers)));
     std::vector<PlotLine> target;
     if (r.header.fps_target) target.push_back({"FPS target", kOrange, *r.header.fps_target, false});
     s += figure(plot_svg("Search convergence: FPS of the best design", "generation", "batch-1 FPS", {fps}, target));
@@ -119,7 +135,9 @@ std::string search_section(const FlowReport& r) {
     }
     std::vector<PlotLine> target;
     if (r.header.fps_target) target.push_back({"FPS target", kOrange, *r.header.fps_target, true});
-    s += figure(plot_svg("Evaluated designs: accuracy against FPS", "batch-1 FPS", "top-1 (%)", {bad, ok}, target));
+    std::vector<PlotSeries> series{bad, ok};
+    for (auto& m : marker_series(markers)) series.push_back(std::move(m));
+    s += figure(plot_svg("Evaluated designs: accuracy against FPS", "batch-1 FPS", "top-1 (%)", series, target));
   }
   return s;
 }

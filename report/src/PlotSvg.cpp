@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "Axis.h"
 #include "mixtd/report/SvgText.h"
@@ -13,6 +14,38 @@ using axis::nice_step;
 using axis::tick_label;
 using svg::escape;
 using svg::num;
+
+namespace {
+
+std::string marker_colour(const std::string& name, std::size_t index) {
+  if (name == "answer") return "#000000";
+  if (name == "uniform") return "#9467bd";
+  if (name == "greedy") return "#8c564b";
+  if (name == "alds") return "#e377c2";
+  constexpr const char* kOthers[] = {"#17becf", "#bcbd22", "#7f7f7f"};
+  return kOthers[index % 3];
+}
+
+}  // namespace
+
+std::vector<PlotSeries> marker_series(const std::vector<PlotMarker>& markers) {
+  std::vector<PlotSeries> out;
+  for (std::size_t i = 0; i < markers.size(); ++i) {
+    const PlotMarker& m = markers[i];
+    PlotSeries s{m.name, marker_colour(m.name, i), {m.x}, {m.y}, false, 6};
+    s.labels = {m.name};
+    s.outlined = true;
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::vector<PlotLine> marker_levels(const std::vector<PlotMarker>& markers) {
+  std::vector<PlotLine> out;
+  for (std::size_t i = 0; i < markers.size(); ++i)
+    out.push_back({markers[i].name, marker_colour(markers[i].name, i), markers[i].y, false});
+  return out;
+}
 
 std::string plot_svg(const std::string& title, const std::string& x_label, const std::string& y_label,
                      const std::vector<PlotSeries>& series, const std::vector<PlotLine>& lines) {
@@ -69,6 +102,7 @@ std::string plot_svg(const std::string& title, const std::string& x_label, const
          svg::attr(colour) + "\"/>\n<text x=\"" + num(W - R + 28) + "\" y=\"" + num(y + 1) + "\">" + escape(name) +
          "</text>\n";
   };
+  std::vector<std::pair<double, double>> label_at;  // the point labels drawn so far
   for (const auto& l : lines) {
     const bool v = l.vertical;
     const double a = v ? px(l.value) : py(l.value);
@@ -84,10 +118,27 @@ std::string plot_svg(const std::string& title, const std::string& x_label, const
       s += "<polyline fill=\"none\" stroke=\"" + svg::attr(se.colour) + "\" stroke-width=\"2\" points=\"" + pts +
            "\"/>\n";
     } else {
-      for (std::size_t i = 0; i < se.x.size() && i < se.y.size(); ++i)
-        if (std::isfinite(se.x[i]) && std::isfinite(se.y[i]))
-          s += "<circle cx=\"" + num(px(se.x[i])) + "\" cy=\"" + num(py(se.y[i])) + "\" r=\"" + num(se.radius) +
-               "\" fill=\"" + svg::attr(se.colour) + "\" fill-opacity=\"0.6\"/>\n";
+      const std::string look =
+          se.outlined ? "\" stroke=\"#222\" stroke-width=\"1.5\"/>\n" : "\" fill-opacity=\"0.6\"/>\n";
+      for (std::size_t i = 0; i < se.x.size() && i < se.y.size(); ++i) {
+        if (!std::isfinite(se.x[i]) || !std::isfinite(se.y[i])) continue;
+        const double cx = px(se.x[i]), cy = py(se.y[i]);
+        s += "<circle cx=\"" + num(cx) + "\" cy=\"" + num(cy) + "\" r=\"" + num(se.radius) + "\" fill=\"" +
+             svg::attr(se.colour) + look;
+        if (i < se.labels.size() && !se.labels[i].empty()) {
+          // Two baselines often land on one design (greedy's walk ends where
+          // uniform's best is): stack their labels instead of overprinting.
+          double ty = cy - se.radius - 3;
+          for (bool moved = true; moved;) {
+            moved = false;
+            for (const auto& [lx, ly] : label_at)
+              if (std::fabs(lx - cx) < 70 && std::fabs(ly - ty) < 12) ty = ly + 13, moved = true;
+          }
+          label_at.emplace_back(cx, ty);
+          s += "<text x=\"" + num(cx + se.radius + 2) + "\" y=\"" + num(ty) + "\" font-size=\"11\" fill=\"#222\">" +
+               escape(se.labels[i]) + "</text>\n";
+        }
+      }
     }
     add_legend(se.name, se.colour);
   }

@@ -63,6 +63,19 @@ void headline(JsonWriter& j, const Headline& h, const Header& hd) {
   j.key("top1_bfp8_pct").value(h.top1_bfp8);
   j.key("top1_decomposed_pct").value(h.top1_decomposed);
   j.key("top1_finetuned_pct").value(h.top1_finetuned);
+  // Against the undecomposed design at the same device and budget (the
+  // search's figures), every key present, null where a side is missing.
+  const derived::VersusUndecomposed v = derived::versus_undecomposed(h);
+  const Undecomposed u = h.undecomposed.value_or(Undecomposed{});
+  j.key("versus_undecomposed").begin_object();
+  j.key("undecomposed_fps_batch1_analytical").value(u.fps_batch1_analytical);
+  j.key("undecomposed_fps_batch1_systemc").value(u.fps_batch1_systemc);
+  j.key("undecomposed_weight_bytes").value(u.weight_bytes);
+  j.key("fps_ratio_analytical").value(v.fps_ratio_analytical);
+  j.key("fps_ratio_systemc").value(v.fps_ratio_systemc);
+  j.key("weight_ratio").value(v.weight_ratio);
+  j.key("top1_delta_pp").value(v.top1_delta_pp);
+  j.end_object();
   j.end_object();
 }
 
@@ -131,6 +144,21 @@ void search(JsonWriter& j, const Search& s) {
     j.end_object();
   }
   j.end_array();
+  const auto marker = [&](const Marker& m) {
+    j.begin_object();
+    j.key("name").value(m.name);
+    j.key("fps").value(m.fps);
+    j.key("accuracy_pct").value(m.accuracy);
+    j.end_object();
+  };
+  j.key("baselines").begin_array();
+  for (const auto& m : s.baselines) marker(m);
+  j.end_array();
+  j.key("answer");
+  if (s.answer)
+    marker(*s.answer);
+  else
+    j.null();
   j.end_object();
 }
 

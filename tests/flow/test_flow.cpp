@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -195,6 +196,27 @@ TEST_F(Flow, TheReportHoldsTheCommandsFigures) {
     }
   EXPECT_TRUE(rtl_seen);
   EXPECT_EQ(rep["layers"]["rows"].size(), ana["layers"].size());
+  // Against the undecomposed design: the search's figures (summary.json),
+  // read, not recomputed; the ratios from them and the final design's.
+  const json und = json::parse(read(clean_ / "search/summary.json")).at("undecomposed");
+  const json& vs = rep["headline"]["versus_undecomposed"];
+  ASSERT_TRUE(und.at("fits").get<bool>()) << und.dump();
+  same(vs["undecomposed_fps_batch1_analytical"], und["fps_analytical"].get<double>(), "undecomposed FPS");
+  same(vs["undecomposed_fps_batch1_systemc"], und["fps_systemc"].get<double>(), "undecomposed SystemC FPS");
+  same(vs["fps_ratio_analytical"], ana["fps_batch1"].get<double>() / und["fps_analytical"].get<double>(), "FPS ×");
+  same(vs["fps_ratio_systemc"], sim["fps_batch1"].get<double>() / und["fps_systemc"].get<double>(), "SystemC FPS ×");
+  const auto bytes = [](const json& mbit) { return static_cast<double>(std::llround(mbit.get<double>() * 1e6 / 8)); };
+  same(vs["weight_ratio"], bytes(und["weight_mbit"]) / bytes(ana["weight_mbit"]), "weights ×");
+  EXPECT_THAT(html, HasSubstr("</b> the undecomposed "));
+  // The seeded start's baselines and the answer, as candidates.csv and summary.json have them.
+  std::vector<std::string> baselines;
+  for (const auto& b : rep["search"]["baselines"]) baselines.push_back(b["name"].get<std::string>());
+  EXPECT_FALSE(baselines.empty());
+  for (const auto& b : baselines) EXPECT_THAT(html, HasSubstr(">" + b + "</text>")) << b;  // labelled in the scatter
+  const json best = json::parse(read(clean_ / "search/summary.json")).at("best");
+  same(rep["search"]["answer"]["fps"], best["fps_oracle"].get<double>(), "the answer's FPS");
+  same(rep["search"]["answer"]["accuracy_pct"], 100 * best["fitness"].get<double>(), "the answer's fitness");
+  EXPECT_THAT(read(clean_ / "search/accuracy-fps.svg"), HasSubstr(">answer</text>"));
   for (const auto& s : rep["steps"]) EXPECT_NE(s["status"], "not-run") << s.dump();
   EXPECT_EQ(html.find("<script"), std::string::npos);
   if (sh("command -v xmllint >/dev/null 2>&1") == 0) {

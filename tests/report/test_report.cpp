@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 
@@ -19,6 +20,7 @@
 #include "mixtd/report/BarsSvg.h"
 #include "mixtd/report/FlowReport.h"
 #include "mixtd/report/Format.h"
+#include "mixtd/report/PlotSvg.h"
 
 namespace {
 
@@ -81,6 +83,7 @@ FlowReport full_report() {
   h.ff = ResourceUse{1.2e6, std::nullopt};
   h.weight_bytes = 4375000;
   h.top1_float = 69.758, h.top1_bfp8 = 69.1, h.top1_decomposed = 66.42, h.top1_finetuned = 68.9;
+  h.undecomposed = Undecomposed{760.4, 755.25, 9350000};
   r.headline = h;
   for (int i = 0; i < 70; ++i) {
     LayerRow l;
@@ -98,6 +101,8 @@ FlowReport full_report() {
   s.oracle = "forest";
   for (int g = 0; g < 30; ++g) s.convergence.push_back({double(g), 60 + g * 0.3, 900 + g * 7.0});
   for (int i = 0; i < 200; ++i) s.points.push_back({500 + 7.0 * i, 50 + (i % 37) * 0.5, 500 + 7.0 * i >= 1079});
+  s.baselines = {{"uniform", 1100, 62.5}, {"greedy", 1100, 62.5}, {"alds <x>", 1205.5, 61.25}};
+  s.answer = Marker{"answer", 1085.5, 66.75};
   r.search = s;
   Predictor p;
   for (int i = 0; i < 50; ++i) p.pairs.push_back({800 + 10.0 * i, (800 + 10.0 * i) * (1 + ((i % 7) - 3) * 0.02)});
@@ -139,6 +144,16 @@ TEST(Format, OneRuleForEveryNumber) {
   EXPECT_EQ(format_number(std::int64_t{4375000}), "4375000");
   EXPECT_EQ(json_string("a\"b\\c\nd\x01τ"), "\"a\\\"b\\\\c\\nd\\u0001τ\"");
   EXPECT_EQ(html_escape("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
+  EXPECT_EQ(format_grouped(4506.8), "4,507");
+  EXPECT_EQ(format_grouped(1234567.891, 2), "1,234,567.89");
+  EXPECT_EQ(format_grouped(-0.001, 2), "0.00");
+  EXPECT_EQ(format_grouped(-3286), "−3,286");
+  EXPECT_EQ(format_ratio(1.3716), "1.37");
+  EXPECT_EQ(format_ratio(2.1034), "2.1");
+  EXPECT_EQ(format_ratio(12.34), "12.3");
+  EXPECT_EQ(format_ratio(1234.6), "1,235");
+  EXPECT_EQ(format_points(-1.3333), "−1.33");
+  EXPECT_EQ(format_points(0.2), "+0.20");
   EXPECT_EQ(abbreviate("short"), "short");
   EXPECT_EQ(abbreviate("features.denseblock4.denselayer16.conv2"), "features.den…yer16.conv2");
 }
@@ -160,6 +175,18 @@ TEST(Report, JsonParsesAndHoldsTheFigures) {
   EXPECT_NEAR(h.at("resources").at("dsp").at("utilisation_pct").number(), 100.0 * 6394 / 12288, 1e-3);
   EXPECT_NEAR(h.at("resources").at("dsp").at("budget_pct").number(), 100.0 * 6394 / (12288 * 0.9), 1e-3);
   EXPECT_EQ(h.at("resources").at("ff").at("available").kind, minijson::Value::Null);
+  const auto& v = h.at("versus_undecomposed");
+  std::vector<std::string> versus;
+  for (const auto& [k, x] : v.fields) versus.push_back(k);
+  EXPECT_THAT(versus, testing::ElementsAre("undecomposed_fps_batch1_analytical", "undecomposed_fps_batch1_systemc",
+                                           "undecomposed_weight_bytes", "fps_ratio_analytical", "fps_ratio_systemc",
+                                           "weight_ratio", "top1_delta_pp"));
+  EXPECT_EQ(v.at("undecomposed_fps_batch1_analytical").text, "760.4");
+  EXPECT_EQ(v.at("undecomposed_weight_bytes").text, "9350000");
+  EXPECT_EQ(v.at("fps_ratio_analytical").text, format_number(1041.2345 / 760.4));
+  EXPECT_EQ(v.at("fps_ratio_systemc").text, format_number(1035.77 / 755.25));
+  EXPECT_EQ(v.at("weight_ratio").text, "2.13714");  // undecomposed / this design: times smaller
+  EXPECT_EQ(v.at("top1_delta_pp").text, format_number(68.9 - 69.1));
   EXPECT_EQ(j.at("layers").at("rows").items.size(), 70u);
   EXPECT_EQ(j.at("layers").at("rows").items[3].at("cycles").kind, minijson::Value::Null);
   EXPECT_EQ(j.at("layers").at("rows").items[7].at("name").text, "<script>alert(1)</script>");
@@ -168,6 +195,10 @@ TEST(Report, JsonParsesAndHoldsTheFigures) {
   EXPECT_NEAR(j.at("layers").at("target_interval_cycles").number(), 200e6 / 1079, 1);
   EXPECT_EQ(j.at("search").at("points").items.size(), 200u);
   EXPECT_EQ(j.at("search").at("points_feasible").text, "117");
+  ASSERT_EQ(j.at("search").at("baselines").items.size(), 3u);
+  EXPECT_EQ(j.at("search").at("baselines").items[2].at("name").text, "alds <x>");
+  EXPECT_EQ(j.at("search").at("baselines").items[2].at("fps").text, "1205.5");
+  EXPECT_EQ(j.at("search").at("answer").at("accuracy_pct").text, "66.75");
   EXPECT_EQ(j.at("predictor").at("pairs_compared").text, "50");
   EXPECT_EQ(j.at("agreement").at("rows").items[1].at("rtl_vs_systemc_pct").kind, minijson::Value::Null);
   EXPECT_EQ(j.at("package").at("total_bytes").text, "467899");
@@ -199,11 +230,75 @@ TEST(Report, EveryFigureInTheJsonAppearsVerbatimInTheHtml) {
   const minijson::Value j = minijson::parse(to_json(r));
   std::vector<std::pair<std::string, std::string>> figures;
   numbers(j.at("headline"), "headline", figures);
-  EXPECT_EQ(figures.size(), 28u);  // 6 performance, 4 × 4 + 1 resources (FF: used only), weight, 4 accuracies
+  // 6 performance, 4 × 4 + 1 resources (FF: used only), weight, 4 accuracies, 7 against the undecomposed
+  EXPECT_EQ(figures.size(), 35u);
   for (const char* section : {"header", "layers", "search", "predictor", "agreement", "package", "steps"})
     numbers(j.at(section), section, figures);
   for (const auto& [path, text] : figures)
     EXPECT_NE(html.find(">" + text + "<"), std::string::npos) << path << " " << text;
+}
+
+TEST(Report, TheHeadlineSaysTheDesignAgainstTheUndecomposedInWords) {
+  const std::string html = to_html(full_report());
+  EXPECT_THAT(html, HasSubstr("<b>1,041 FPS</b> (batch 1, analytical) = <b>1.37×</b> the undecomposed 760"));
+  EXPECT_THAT(html, HasSubstr("<b>1,036 FPS</b> (batch 1, SystemC) = <b>1.37×</b> the undecomposed 755"));
+  EXPECT_THAT(html, HasSubstr("weights <b>2.14× smaller</b> (35 Mb against 74.8 Mb)"));
+  EXPECT_THAT(html, HasSubstr("accuracy <b>−0.20 pp</b> vs BFP8 undecomposed (fine-tuned 68.90% against 69.10%)"));
+  // Without the search's figures: the accuracy alone, the ratios null, the
+  // table says why.
+  FlowReport r = full_report();
+  r.headline->undecomposed.reset();
+  r.headline->weight_bytes = 10000000;
+  const std::string without = to_html(r);
+  EXPECT_THAT(without, Not(HasSubstr("the undecomposed 760")));
+  EXPECT_THAT(without, HasSubstr("accuracy <b>−0.20 pp</b>"));
+  EXPECT_THAT(without, HasSubstr("the search recorded no undecomposed design"));
+  const minijson::Value j = minijson::parse(to_json(r));
+  EXPECT_EQ(j.at("headline").at("versus_undecomposed").at("fps_ratio_analytical").kind, minijson::Value::Null);
+  EXPECT_EQ(j.at("headline").at("versus_undecomposed").at("weight_ratio").kind, minijson::Value::Null);
+  // More weights than the network: "larger", not "0.94× smaller".
+  r.headline->undecomposed = Undecomposed{760.4, std::nullopt, 9350000};
+  const std::string larger = to_html(r);
+  EXPECT_THAT(larger, HasSubstr("weights <b>1.07× larger</b>"));
+  EXPECT_THAT(larger, Not(HasSubstr("(batch 1, SystemC)")));
+  // Not fine-tuned (finetune.epochs 0): the searched design's top-1 against BFP8.
+  r.headline->top1_finetuned.reset();
+  EXPECT_THAT(to_html(r), HasSubstr("accuracy <b>−2.68 pp</b> vs BFP8 undecomposed (not fine-tuned 66.42% against"));
+  r.headline->weight_bytes = 9350000;
+  EXPECT_THAT(to_html(r), HasSubstr("weights <b>the same</b> (74.8 Mb against 74.8 Mb)"));
+}
+
+TEST(Report, TheSearchPlotsMarkTheBaselinesAndTheAnswer) {
+  const std::string html = to_html(full_report());
+  const auto search =
+      html.substr(html.find("id=\"search\""), html.find("id=\"predictor\"") - html.find("id=\"search\""));
+  // A labelled, outlined dot each in the scatter; a level each in the convergence.
+  for (const char* name : {">uniform<", ">greedy<", ">alds &lt;x&gt;<", ">answer<"}) {
+    std::size_t n = 0;
+    for (auto at = search.find(name); at != std::string::npos; at = search.find(name, at + 1)) ++n;
+    EXPECT_GE(n, 4u) << name;  // table, scatter label and legend, convergence legend
+  }
+  EXPECT_THAT(search, HasSubstr("r=\"6.0\" fill=\"#9467bd\" stroke=\"#222\""));
+  EXPECT_THAT(search, Not(HasSubstr("<x>")));
+}
+
+TEST(PlotSvg, MarkersOnOneDesignStackTheirLabels) {
+  const auto series = marker_series({{"uniform", 10, 50}, {"greedy", 10, 50}, {"answer", 20, 60}});
+  ASSERT_EQ(series.size(), 3u);
+  EXPECT_EQ(series[2].colour, "#000000");
+  const std::string svg = plot_svg("t", "x", "y", series);
+  EXPECT_EQ(svg, plot_svg("t", "x", "y", series));
+  const std::regex label("<text x=\"([0-9.]+)\" y=\"([0-9.]+)\" font-size=\"11\" fill=\"#222\">(\\w+)</text>");
+  std::map<std::string, double> y;
+  for (std::sregex_iterator it(svg.begin(), svg.end(), label), end; it != end; ++it)
+    y[(*it)[3].str()] = std::stod((*it)[2].str());
+  ASSERT_EQ(y.size(), 3u) << svg;
+  EXPECT_NEAR(y["greedy"] - y["uniform"], 13, 0.11);  // the same point: one label under the other
+  const auto levels = marker_levels({{"uniform", 10, 50}, {"answer", 20, 60}});
+  ASSERT_EQ(levels.size(), 2u);
+  EXPECT_FALSE(levels[1].vertical);
+  EXPECT_EQ(levels[1].value, 60);
+  EXPECT_EQ(levels[0].colour, series[0].colour);
 }
 
 TEST(Report, NothingRunStillRenders) {

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "mixtd/arch/Analytical.h"
@@ -309,6 +310,35 @@ TEST(Search, MeetsTheTargetAndIsReproducible) {
   EXPECT_EQ(r.generations, 4);
   // Every survivor meets the target by the oracle.
   for (const auto& m : r.population) EXPECT_GE(m.fps, target);
+}
+
+// summary.json carries the undecomposed design at the search's device and
+// budget (what the flow's report sets the answer beside): the solver's and
+// the analytical model's figures, SystemC's only when the search verifies.
+TEST(Search, SummaryHoldsTheUndecomposedDesignAtTheSameBudget) {
+  const arch::Design base = base_design();
+  const double fps = undecomposed_fps(base);
+  auto o = small_options(1.25 * fps);
+  o.generations = 1;
+  for (const bool verify : {true, false}) {
+    o.final_verify = verify;
+    FakeAccuracy acc;
+    FakeSimulator sim;
+    const fs::path dir = scratch(verify ? "undecomposed" : "undecomposed-unverified");
+    run(dir, o, acc, sim);
+    const auto u = nlohmann::json::parse(read_text(dir / "summary.json")).at("undecomposed");
+    EXPECT_TRUE(u.at("fits").get<bool>());
+    EXPECT_DOUBLE_EQ(u.at("fps_analytical").get<double>(), fps);
+    EXPECT_DOUBLE_EQ(u.at("weight_mbit").get<double>(), arch::analyse(base).weight_mbit);
+    EXPECT_GT(u.at("dsp").get<double>(), 0);
+    if (!verify) {
+      EXPECT_TRUE(u.at("fps_systemc").is_null());
+      continue;
+    }
+    const double sc = u.at("fps_systemc").get<double>();  // FakeSimulator: 0.97–0.99 × analytical
+    EXPECT_GE(sc, 0.97 * fps);
+    EXPECT_LE(sc, 0.99 * fps);
+  }
 }
 
 // Kills a run of `o` in `dir` at accuracy query `kill_query` or at

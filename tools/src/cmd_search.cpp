@@ -4,6 +4,7 @@
 // the throughput oracle; NSGA-II with --pareto; baselines with --strategy.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -178,7 +179,28 @@ ForestCheck forest_check(const std::filesystem::path& candidates_csv) {
   return c;
 }
 
+// Where the seeded start's baselines landed (candidates.csv's seed-* rows,
+// named without the prefix) and the answer (not with --pareto, which has a
+// set): labelled over the scatter and as levels on the convergence.
+std::vector<report::PlotMarker> plot_markers(const std::filesystem::path& out, const search::SearchResult& r) {
+  std::vector<report::PlotMarker> m;
+  std::ifstream in(out / "candidates.csv");
+  std::string line;
+  std::getline(in, line);
+  while (std::getline(in, line)) {
+    const auto f = split_csv_line(line);
+    if (f.size() < 20 || f[2].rfind("seed-", 0) != 0) continue;
+    const double fps = to_num(f[10]), acc = to_num(f[18]);
+    const std::string name = f[2].substr(5);
+    const bool seen = std::any_of(m.begin(), m.end(), [&](const auto& x) { return x.name == name; });
+    if (std::isfinite(fps) && std::isfinite(acc) && !seen) m.push_back({name, fps, 100 * acc});
+  }
+  if (r.found && r.pareto.empty()) m.push_back({"answer", r.best.fps, 100 * r.best.accuracy});
+  return m;
+}
+
 void write_plots(const std::filesystem::path& out, const search::SearchResult& r, double target) {
+  const auto markers = plot_markers(out, r);
   // Convergence: best (verified) accuracy per generation and against wall time.
   report::PlotSeries gen{"best verified", "#1f77b4", {}, {}, true}, mean{"population mean", "#aaaaaa", {}, {}, true};
   report::PlotSeries wall{"best verified", "#1f77b4", {}, {}, true};
@@ -191,10 +213,12 @@ void write_plots(const std::filesystem::path& out, const search::SearchResult& r
     wall.x.push_back(h.seconds / 60);
     wall.y.push_back(100 * h.best_verified_accuracy);
   }
-  write_file_atomic(out / "convergence.svg", report::plot_svg("Search convergence (fitness of the best design so far)",
-                                                              "generation", "fitness (%)", {gen, mean}));
+  write_file_atomic(out / "convergence.svg",
+                    report::plot_svg("Search convergence (fitness of the best design so far)", "generation",
+                                     "fitness (%)", {gen, mean}, report::marker_levels(markers)));
   write_file_atomic(out / "convergence-time.svg",
-                    report::plot_svg("Search convergence against wall time", "minutes", "fitness (%)", {wall}));
+                    report::plot_svg("Search convergence against wall time", "minutes", "fitness (%)", {wall},
+                                     report::marker_levels(markers)));
   // Every evaluated candidate: accuracy against the oracle's FPS, with the
   // front of the valid ones and the target.
   std::ifstream in(out / "candidates.csv");
@@ -234,9 +258,11 @@ void write_plots(const std::filesystem::path& out, const search::SearchResult& r
     }
   std::vector<report::PlotLine> lines;
   if (target > 0) lines.push_back({"target FPS", "#ff7f0e", target, true});
-  write_file_atomic(out / "accuracy-fps.svg", report::plot_svg("Every evaluated candidate: fitness against FPS",
-                                                               "batch-1 FPS (throughput oracle)", "fitness (%)",
-                                                               {rejected, valid, front}, lines));
+  std::vector<report::PlotSeries> series{rejected, valid, front};
+  for (auto& m : report::marker_series(markers)) series.push_back(std::move(m));
+  write_file_atomic(out / "accuracy-fps.svg",
+                    report::plot_svg("Every evaluated candidate: fitness against FPS",
+                                     "batch-1 FPS (throughput oracle)", "fitness (%)", series, lines));
   if (pred.x.size() >= 2)
     write_file_atomic(out / "forest.svg",
                       report::scatter_svg("Forest-predicted against SystemC batch-1 FPS", "SystemC FPS",

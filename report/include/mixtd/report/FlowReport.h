@@ -30,6 +30,15 @@ struct ResourceUse {
   Num available;  // the device's total
 };
 
+// The undecomposed network's design at the same device and budget, as the
+// search evaluated it once (its summary.json): what the headline's ratios
+// are taken against. The report never recomputes it.
+struct Undecomposed {
+  Num fps_batch1_analytical;  // absent: the undecomposed design does not fit the budget
+  Num fps_batch1_systemc;     // absent: the search did not simulate it (--no-final-verify)
+  std::optional<std::int64_t> weight_bytes;
+};
+
 // What a hardware engineer looks for first. Accuracies are top-1 in percent.
 struct Headline {
   Num fps_batch1_analytical, fps_peak_analytical;
@@ -38,6 +47,7 @@ struct Headline {
   std::optional<ResourceUse> dsp, bram18, uram, lut, ff;
   std::optional<std::int64_t> weight_bytes;
   Num top1_float, top1_bfp8, top1_decomposed, top1_finetuned;
+  std::optional<Undecomposed> undecomposed{};  // absent: the search did not record it
 };
 
 // τ of one layer (SPEC: t ∈ {none, svd, cpd}, groups g1, g2, rank r).
@@ -66,10 +76,19 @@ struct SearchPoint {
   bool feasible = false;         // meets the FPS target and fits the budget
 };
 
+// One labelled design in the search's plots: a baseline's answer or the
+// search's own, at the oracle's FPS and the search's fitness (top-1 %).
+struct Marker {
+  std::string name;  // "uniform", "greedy", "alds", "answer"
+  double fps = 0, accuracy = 0;
+};
+
 struct Search {
   std::string oracle;  // macs, analytical, forest, systemc
   std::vector<Generation> convergence;
   std::vector<SearchPoint> points;
+  std::vector<Marker> baselines{};  // the seeded start's baseline answers (candidates.csv kind seed-*)
+  std::optional<Marker> answer{};   // the search's answer (summary.json best); absent without one
 };
 
 struct FpsPair {

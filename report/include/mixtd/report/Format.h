@@ -24,6 +24,16 @@ std::string format_number(std::int64_t v);
 // placeholder for it instead.
 std::string format_or(const std::optional<double>& v, std::string_view absent);
 
+// Prose on the page (the headline's sentences), never the JSON, where the
+// figures keep format_number()'s digits:
+//   format_grouped(4506.8)        -> "4,507" (rounded to `decimals`, thousands
+//                                    grouped by commas)
+//   format_ratio(1.3716)          -> "1.37"  (3 significant digits; grouped from 100)
+//   format_points(-1.3333)        -> "−1.33" (2 decimals, a sign always: U+2212 or +)
+std::string format_grouped(double v, int decimals = 0);
+std::string format_ratio(double v);
+std::string format_points(double v);
+
 // A JSON string literal (with the quotes): ", \ and control characters
 // escaped, other bytes (UTF-8) as they are.
 std::string json_string(std::string_view s);
