@@ -15,7 +15,7 @@ extern "C" int sc_main(int, char**) { return 0; }
 
 int main(int argc, char** argv) {
   mixtd::keep_freed_memory();
-  mixtd::use_one_blas_thread();
+  mixtd::pin_cpu_kernels();
   CLI::App app{
       "mixtd: layer-specific tensor decomposition (SVD/CPD) of CNNs mapped onto dataflow\n"
       "FPGA accelerators, modelled analytically, in SystemC and in RTL.\n\n"
