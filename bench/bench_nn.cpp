@@ -237,7 +237,9 @@ BENCHMARK(BM_Resnet18Query224)->ArgName("svd")->Arg(0)->Arg(1)->Iterations(1)->U
 
 int main(int argc, char** argv) {
   mixtd::keep_freed_memory();  // as mixtd does: no page faults from re-allocating each forward's tensors
-  mixtd::use_one_blas_thread();
+  // The kernels mixtd runs (MIXTD_NATIVE_KERNELS=1: the CPU's own, for the
+  // speed cost of pinning them; docs/search.md, "Same seed, same answer").
+  benchmark::AddCustomContext("cpu_kernels", mixtd::pin_cpu_kernels());
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

@@ -2,7 +2,13 @@
 // negative shifts, exponent choice, average pooling, exponent alignment.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
 #include "mixtd/numerics/Bfp8.h"
+#include "mixtd/support/Rng.h"
 
 using namespace mixtd::numerics;
 
@@ -87,6 +93,53 @@ TEST(Bfp8, AlignShiftsToTheSmallerExponent) {
   // a at 2^-2 plus b at 2^-5, output at 2^-3: (3*8 + 5) = 29 at 2^-5 -> 29/4 = 7.25 -> 7
   const std::int64_t s = align(3, -2, -5) + align(5, -5, -5);
   EXPECT_EQ(requantize(s, Requant{0, -3 - -5, false}), 7);
+}
+
+// numerics::fake_quantize and its group sum run an AVX2 clone on CPUs with
+// AVX2 and the plain code elsewhere (docs/search.md, "Same seed, same
+// answer"). Whichever runs here must give the scalar float rounding written
+// out below bit for bit — on ties, a float step either side of them,
+// saturation, both signs, with and without ReLU, in a length no vector width
+// divides — so that a search's BFP8 values do not depend on the clone.
+TEST(Bfp8, FakeQuantizeIsTheScalarRoundingWhicheverCloneRuns) {
+  std::vector<float> base;
+  for (int m = -140; m <= 140; ++m)
+    for (const float frac : {0.0f, 0.25f, 0.5f, 0.75f}) {
+      const float v = static_cast<float>(m) + frac;
+      base.push_back(v);
+      base.push_back(std::nextafter(v, -std::numeric_limits<float>::infinity()));
+      base.push_back(std::nextafter(v, std::numeric_limits<float>::infinity()));
+    }
+  mixtd::Rng rng(11);
+  for (int i = 0; i < 1001; ++i) base.push_back(static_cast<float>((rng.uniform() - 0.5) * 600.0));
+  const auto n = static_cast<std::int64_t>(base.size());
+  auto mantissa = [](float x, int e, bool relu) {
+    const float r = std::floor(x * std::ldexp(1.0f, -e) + 0.5f);
+    return std::fmin(std::fmax(r, relu ? 0.0f : static_cast<float>(kMantissaMin)), static_cast<float>(kMantissaMax));
+  };
+  for (const int e : {-7, -3, 0, 2})
+    for (const bool relu : {false, true}) {
+      std::vector<float> x(base.size()), y(base.size());
+      for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::ldexp(base[i], e);
+      fake_quantize(x.data(), y.data(), n, e, relu);
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        const float want = mantissa(x[i], e, relu) * std::ldexp(1.0f, e);
+        ASSERT_EQ(std::memcmp(&y[i], &want, sizeof want), 0) << "x " << x[i] << " e " << e << " relu " << relu;
+      }
+    }
+  // Group sums: 3 groups of width 7 at each of n / 21 positions.
+  const std::int64_t groups = 3, width = 7, positions = n / (groups * width);
+  std::vector<float> y(static_cast<std::size_t>(positions * width));
+  fake_quantize_group_sum(base.data(), y.data(), positions, groups, width, -1);
+  for (std::int64_t p = 0; p < positions; ++p)
+    for (std::int64_t j = 0; j < width; ++j) {
+      float want = 0.0f;
+      for (std::int64_t b = 0; b < groups; ++b)
+        want += mantissa(base[static_cast<std::size_t>((p * groups + b) * width + j)], -1, false);
+      want *= 0.5f;
+      const float got = y[static_cast<std::size_t>(p * width + j)];
+      ASSERT_EQ(std::memcmp(&got, &want, sizeof want), 0) << "position " << p << " lane " << j;
+    }
 }
 
 }  // namespace

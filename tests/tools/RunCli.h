@@ -16,8 +16,9 @@ struct Result {
   std::string out;  // stdout and stderr
 };
 
-inline Result run(const std::string& args) {
-  const std::string cmd = std::string(MIXTD_EXE) + " " + args + " 2>&1";
+// `env` (VAR=value ..., may be empty) is added to the environment.
+inline Result run_with_env(const std::string& env, const std::string& args) {
+  const std::string cmd = (env.empty() ? "" : "env " + env + " ") + std::string(MIXTD_EXE) + " " + args + " 2>&1";
   Result r;
   FILE* p = ::popen(cmd.c_str(), "r");
   if (!p) return r;
@@ -27,6 +28,8 @@ inline Result run(const std::string& args) {
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
 }
+
+inline Result run(const std::string& args) { return run_with_env("", args); }
 
 inline int count_lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
 

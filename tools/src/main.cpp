@@ -1,6 +1,7 @@
 // mixtd — map compressed CNNs onto dataflow FPGA accelerators.
 #include <iostream>
 #include <map>
+#include <string>
 
 #include "CliChecks.h"
 #include "Commands.h"
@@ -15,7 +16,9 @@ extern "C" int sc_main(int, char**) { return 0; }
 
 int main(int argc, char** argv) {
   mixtd::keep_freed_memory();
-  mixtd::use_one_blas_thread();
+  // Before anything computes: the same seed, the same answer on any CPU
+  // with AVX2 (docs/search.md). --version names what was pinned.
+  const std::string kernels = mixtd::pin_cpu_kernels();
   CLI::App app{
       "mixtd: layer-specific tensor decomposition (SVD/CPD) of CNNs mapped onto dataflow\n"
       "FPGA accelerators, modelled analytically, in SystemC and in RTL.\n\n"
@@ -23,7 +26,7 @@ int main(int argc, char** argv) {
       "Run `mixtd SUBCOMMAND --help` for each subcommand's options.",
       "mixtd"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "mixtd 0.1.0");
+  app.set_version_flag("--version", "mixtd 0.1.0 (kernels: " + kernels + ")");
 
   std::map<CLI::App*, mixtd::cli::Run> runs;
   auto reg = [&](mixtd::cli::Run (*add)(CLI::App&)) {

@@ -1,5 +1,8 @@
-// Process-wide settings for mixtd's executables (allocator, BLAS threads).
+// Process-wide settings for mixtd's executables (allocator, BLAS threads,
+// the CPU kernels of the numerical libraries).
 #pragma once
+
+#include <string>
 
 namespace mixtd {
 
@@ -19,5 +22,23 @@ void keep_freed_memory();
 // (a test top-1 of 67.34% or 67.59% for one design). Looked up at run time
 // (dlsym), a no-op where the BLAS is not OpenBLAS. For executables only.
 void use_one_blas_thread();
+
+// The same seed gives the same answer on any x86-64 CPU with AVX2 and FMA
+// (docs/search.md, "Same seed, same answer"): OpenBLAS, oneDNN and ATen
+// each pick their kernels for the CPU they run on, and kernels of other
+// widths sum in another order. OpenBLAS's choice moves the SVD and CP-ALS
+// factors, and through BFP8 rounding a query's top-1 by up to 11 images of
+// 1,024 (its SkylakeX or Cooperlake kernels against the Haswell ones); oneDNN's
+// moves the float network's logits and statistics in the last bits. So this
+// pins OpenBLAS to its Haswell kernels, oneDNN to AVX2 and ATen to AVX2 —
+// the widest every such CPU has — and one OpenBLAS thread. Call it first
+// in main(), before any of them has run (oneDNN's choice is fixed at its
+// first use). MIXTD_NATIVE_KERNELS=1 in the environment keeps each
+// library's own choice (faster on AVX-512 CPUs; answers then depend on the
+// CPU). Without AVX2 and FMA nothing but the thread count is pinned. Every
+// library is looked up at run time (dlsym): a no-op for those not loaded.
+// Returns what it did, e.g. "openblas Haswell, onednn avx2, aten avx2".
+// For executables only.
+std::string pin_cpu_kernels();
 
 }  // namespace mixtd
