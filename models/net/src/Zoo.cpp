@@ -139,48 +139,18 @@ Network resnet18_fmnist(const ZooOptions& o) {
   return net;
 }
 
-// RepVGG-A0 in deploy form: every block re-parameterised into one 3x3 conv.
-// Widths 64a / 64a / 128a / 256a / 512b with a = 0.75, b = 2.5; depths 1, 2, 4, 14, 1.
-Network repvgg_a0(const ZooOptions& o) {
-  Network net;
-  net.name = "repvgg-a0";
-  net.input_shape = {3, 224, 224};
+// RepVGG-A0's deploy form, every block re-parameterised into one 3x3 conv
+// + ReLU: widths 64a / 64a / 128a / 256a / 512b with a = 0.75·width,
+// b = 2.5·width, depths 1, 2, 4, 14, 1, stage s's first conv at stride
+// first_stride[s]; then global average pool and the classifier. One layout
+// for repvgg-a0 and repvgg-fmnist (their names match, so do their ONNX files).
+void repvgg_a0_layout(Network& net, const ZooOptions& o, const std::int64_t (&first_stride)[5],
+                      std::int64_t default_classes) {
   Builder b(net);
   const double a = 0.75 * o.width, bw = 2.5 * o.width;
   const std::int64_t widths[5] = {std::min<std::int64_t>(64, scaled(64, a)), scaled(64, a), scaled(128, a),
                                   scaled(256, a), scaled(512, bw)};
   const int depths[5] = {1, 2, 4, 14, 1};
-  std::string x = net.input_name;
-  for (int s = 0; s < 5; ++s) {
-    for (int i = 0; i < depths[s]; ++i) {
-      const std::string prefix = "stage" + std::to_string(s) + "." + std::to_string(i);
-      x = b.conv(prefix + ".rbr_reparam", x, widths[s], 3, i == 0 ? 2 : 1, 1);
-      x = b.relu(prefix + ".nonlinearity", x);
-    }
-  }
-  x = b.gap("gap", x);
-  x = b.flatten("flatten", x);
-  b.linear("linear", x, o.classes > 0 ? o.classes : 1000);
-  return net;
-}
-
-// RepVGG-A0's deploy-form layout for 28x28 greyscale (Fashion-MNIST): the
-// same widths (scaled by `width`) and depths 1, 2, 4, 14, 1 as repvgg-a0, but
-// stages 0 and 1 keep stride 1. That is the adaptation resnet18-fmnist makes:
-// on 224x224 the stem stride and the max-pool take 224 to 56 before the first
-// residual stage; on 28x28 both are dropped, so the stages run at 28, 14, 7, 4.
-// Here stage 0 (the stem) and stage 1 play those two downsamplings, and
-// stages 2, 3, 4 halve to 14, 7, 4 as resnet's layer2..4 do.
-Network repvgg_fmnist(const ZooOptions& o) {
-  Network net;
-  net.name = "repvgg-fmnist";
-  net.input_shape = {1, 28, 28};
-  Builder b(net);
-  const double a = 0.75 * o.width, bw = 2.5 * o.width;
-  const std::int64_t widths[5] = {std::min<std::int64_t>(64, scaled(64, a)), scaled(64, a), scaled(128, a),
-                                  scaled(256, a), scaled(512, bw)};
-  const int depths[5] = {1, 2, 4, 14, 1};
-  const std::int64_t first_stride[5] = {1, 1, 2, 2, 2};
   std::string x = net.input_name;
   for (int s = 0; s < 5; ++s) {
     for (int i = 0; i < depths[s]; ++i) {
@@ -191,7 +161,29 @@ Network repvgg_fmnist(const ZooOptions& o) {
   }
   x = b.gap("gap", x);
   x = b.flatten("flatten", x);
-  b.linear("linear", x, o.classes > 0 ? o.classes : 10);
+  b.linear("linear", x, o.classes > 0 ? o.classes : default_classes);
+}
+
+// RepVGG-A0 on 3x224x224: every stage starts at stride 2.
+Network repvgg_a0(const ZooOptions& o) {
+  Network net;
+  net.name = "repvgg-a0";
+  net.input_shape = {3, 224, 224};
+  repvgg_a0_layout(net, o, {2, 2, 2, 2, 2}, 1000);
+  return net;
+}
+
+// RepVGG-A0's layout for 28x28 greyscale (Fashion-MNIST), but stages 0 and
+// 1 keep stride 1. That is the adaptation resnet18-fmnist makes: on 224x224
+// the stem stride and the max-pool take 224 to 56 before the first residual
+// stage; on 28x28 both are dropped, so the stages run at 28, 14, 7, 4. Here
+// stage 0 (the stem) and stage 1 play those two downsamplings, and stages
+// 2, 3, 4 halve to 14, 7, 4 as resnet's layer2..4 do.
+Network repvgg_fmnist(const ZooOptions& o) {
+  Network net;
+  net.name = "repvgg-fmnist";
+  net.input_shape = {1, 28, 28};
+  repvgg_a0_layout(net, o, {1, 1, 2, 2, 2}, 10);
   return net;
 }
 
