@@ -66,8 +66,7 @@ void BM_Sgemm(benchmark::State& state) {
     c = a * b;
     benchmark::DoNotOptimize(c.memptr());
   }
-  state.counters["GFLOP/s"] =
-      benchmark::Counter(2.0 * n * n * n * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * n * n * n * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_Sgemm)->Arg(2048)->Unit(benchmark::kMillisecond);
 

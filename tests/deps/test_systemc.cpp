@@ -1,10 +1,11 @@
 // SystemC + TLM-2.0 proof: elaborate a clocked producer/consumer over an
 // sc_fifo, and one b_transport into a target with timing annotation.
 #include <gtest/gtest.h>
-#include <systemc>
-#include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
+
+#include <systemc>
+#include <tlm>
 
 namespace {
 

@@ -23,8 +23,8 @@ TEST(Bfp8, RoundShiftTiesGoUp) {
   EXPECT_EQ(round_shift(-7, 2), -2);  // -1.75 -> -2
   EXPECT_EQ(round_shift(4, 2), 1);
   EXPECT_EQ(round_shift(-4, 2), -1);
-  EXPECT_EQ(round_shift(1, 1), 1);    // 0.5 -> 1
-  EXPECT_EQ(round_shift(-1, 1), 0);   // -0.5 -> 0
+  EXPECT_EQ(round_shift(1, 1), 1);   // 0.5 -> 1
+  EXPECT_EQ(round_shift(-1, 1), 0);  // -0.5 -> 0
 }
 
 TEST(Bfp8, NegativeAndZeroShifts) {
@@ -45,7 +45,7 @@ TEST(Bfp8, SaturationIsSymmetric) {
 }
 
 TEST(Bfp8, RequantiseAddsBiasBeforeShiftAndFusesRelu) {
-  EXPECT_EQ(requantize(10, Requant{6, 2, false}), 4);    // (10 + 6) / 4 = 4
+  EXPECT_EQ(requantize(10, Requant{6, 2, false}), 4);     // (10 + 6) / 4 = 4
   EXPECT_EQ(requantize(10, Requant{-20, 2, false}), -2);  // -10 / 4 = -2.5 -> -2
   EXPECT_EQ(requantize(10, Requant{-20, 2, true}), 0);
   EXPECT_EQ(requantize(3, Requant{0, -3, true}), 24);

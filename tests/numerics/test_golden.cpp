@@ -84,13 +84,13 @@ TEST_P(GoldenStage, MatchesIm2colReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, GoldenStage,
-                         testing::Values(StageCase{3, 4, 3, 3, 1, 1, 1, 1, 1, 7, 6},   // 3x3 same
-                                         StageCase{4, 5, 3, 3, 2, 2, 1, 1, 1, 9, 8},   // stride 2
-                                         StageCase{6, 6, 3, 3, 1, 1, 1, 1, 6, 5, 5},   // depthwise
-                                         StageCase{4, 6, 3, 3, 1, 2, 0, 1, 2, 6, 7},   // grouped, asym stride
-                                         StageCase{5, 3, 1, 1, 1, 1, 0, 0, 1, 4, 4},   // 1x1
-                                         StageCase{4, 4, 1, 3, 1, 2, 0, 1, 1, 5, 9},   // 1xk (svd-spatial 1)
-                                         StageCase{4, 4, 3, 1, 2, 1, 1, 0, 4, 9, 5},   // kx1 depthwise (cpd 2)
+                         testing::Values(StageCase{3, 4, 3, 3, 1, 1, 1, 1, 1, 7, 6},    // 3x3 same
+                                         StageCase{4, 5, 3, 3, 2, 2, 1, 1, 1, 9, 8},    // stride 2
+                                         StageCase{6, 6, 3, 3, 1, 1, 1, 1, 6, 5, 5},    // depthwise
+                                         StageCase{4, 6, 3, 3, 1, 2, 0, 1, 2, 6, 7},    // grouped, asym stride
+                                         StageCase{5, 3, 1, 1, 1, 1, 0, 0, 1, 4, 4},    // 1x1
+                                         StageCase{4, 4, 1, 3, 1, 2, 0, 1, 1, 5, 9},    // 1xk (svd-spatial 1)
+                                         StageCase{4, 4, 3, 1, 2, 1, 1, 0, 4, 9, 5},    // kx1 depthwise (cpd 2)
                                          StageCase{2, 3, 5, 5, 1, 1, 2, 2, 1, 6, 6}));  // 5x5
 
 // A quantised network tracks its float twin: calibration and per-layer

@@ -16,7 +16,8 @@ TEST(Reference, Conv2dMatchesDirectLoops) {
   for (const Case cs : {Case{3, 4, 3, 1, 1, 1, 6, 7}, Case{4, 6, 3, 2, 1, 2, 9, 8}, Case{5, 5, 3, 1, 0, 5, 5, 5}}) {
     FloatTensor x(2, cs.c, cs.h, cs.w);
     for (auto& v : x.data) v = static_cast<float>(rng.normal());
-    std::vector<float> w(static_cast<std::size_t>(cs.n * (cs.c / cs.g) * cs.k * cs.k)), b(static_cast<std::size_t>(cs.n));
+    std::vector<float> w(static_cast<std::size_t>(cs.n * (cs.c / cs.g) * cs.k * cs.k)),
+        b(static_cast<std::size_t>(cs.n));
     for (auto& v : w) v = static_cast<float>(rng.normal());
     for (auto& v : b) v = static_cast<float>(rng.normal());
     const FloatTensor y = conv2d(x, w.data(), b.data(), cs.n, cs.k, cs.k, cs.s, cs.s, cs.p, cs.p, cs.g);

@@ -14,7 +14,7 @@ TEST(Metrics, RelativeErrorsAndShares) {
   const auto r = accuracy({110, 95, 100, 120}, {100, 100, 100, 100.0});
   EXPECT_NEAR(r.mape, (0.10 + 0.05 + 0 + 0.20) / 4, 1e-12);
   EXPECT_NEAR(r.rmspe, std::sqrt((0.01 + 0.0025 + 0 + 0.04) / 4), 1e-12);
-  EXPECT_NEAR(r.within5, 0.5, 1e-12);   // −5% and 0%
+  EXPECT_NEAR(r.within5, 0.5, 1e-12);    // −5% and 0%
   EXPECT_NEAR(r.within10, 0.75, 1e-12);  // and +10%
 }
 

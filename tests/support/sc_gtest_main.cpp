@@ -4,6 +4,7 @@
 // well would leave one of the two mains unused and, with libsystemc's, run
 // no tests at all. So SystemC test binaries get this sc_main instead.
 #include <gtest/gtest.h>
+
 #include <systemc>
 
 int sc_main(int argc, char** argv) {

@@ -79,8 +79,8 @@ inline std::vector<float> conv2d(const std::vector<float>& x, std::int64_t h, st
             for (std::int64_t j = 0; j < s.kw; ++j) {
               const std::int64_t hy = yi * s.sh + i - s.ph, wx = xi * s.sw + j - s.pw;
               if (hy < 0 || hy >= h || wx < 0 || wx >= w) continue;
-              acc += static_cast<double>(weight[((o * per_out_in + ci) * s.kh + i) * s.kw + j]) *
-                     x[(c * h + hy) * w + wx];
+              acc +=
+                  static_cast<double>(weight[((o * per_out_in + ci) * s.kh + i) * s.kw + j]) * x[(c * h + hy) * w + wx];
             }
         }
         y[(o * oh + yi) * ow + xi] = static_cast<float>(acc);

@@ -42,7 +42,8 @@ std::vector<float> random_low_rank(const Dims& d, std::int64_t r, std::uint64_t 
   for (int k = 0; k < 4; ++k)
     for (std::int64_t i = 0; i < d[k] * r; ++i) f[k].push_back(static_cast<float>(rng.normal()));
   std::vector<float> lambda;
-  for (std::int64_t p = 0; p < r; ++p) lambda.push_back(static_cast<float>(1.0 + 9.0 * p / std::max<std::int64_t>(1, r - 1)));
+  for (std::int64_t p = 0; p < r; ++p)
+    lambda.push_back(static_cast<float>(1.0 + 9.0 * p / std::max<std::int64_t>(1, r - 1)));
   return compose(f, lambda, d);
 }
 

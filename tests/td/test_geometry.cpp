@@ -113,7 +113,7 @@ TEST(Candidates, RanksSpanTheRatiosAndFoldWell) {
 
 TEST(Candidates, LayerCandidatesEndWithNoneAndSkipTheStem) {
   const auto net = mixtd::net::build_zoo("resnet18");
-  EXPECT_EQ(layer_candidates(*net.find("conv1")).size(), 1u);               // 3 input channels
+  EXPECT_EQ(layer_candidates(*net.find("conv1")).size(), 1u);                  // 3 input channels
   EXPECT_EQ(layer_candidates(*net.find("layer2.0.downsample.0")).size(), 1u);  // 1x1
   const auto c = layer_candidates(*net.find("layer1.0.conv1"));
   EXPECT_EQ(c.back(), Tau{});

@@ -25,8 +25,7 @@ TEST(Grouping, ChunkIsStridedInNaturalOrder) {
   const auto chunk = extract_chunk(w, 4, 6, 1, 2, 2, 3, 1, 2);
   EXPECT_THAT(chunk, ::testing::ElementsAre(120, 121, 150, 151, 320, 321, 350, 351));
   // Chunk (0, 0): n ∈ {0, 2}, c ∈ {0, 3}.
-  EXPECT_THAT(extract_chunk(w, 4, 6, 1, 2, 2, 3, 0, 0),
-              ::testing::ElementsAre(0, 1, 30, 31, 200, 201, 230, 231));
+  EXPECT_THAT(extract_chunk(w, 4, 6, 1, 2, 2, 3, 0, 0), ::testing::ElementsAre(0, 1, 30, 31, 200, 201, 230, 231));
 }
 
 TEST(Grouping, NoGroupingIsTheIdentity) {

@@ -33,9 +33,8 @@ std::vector<float> chunk_from_stages(const ChunkFactors& f, TdType type, std::in
         for (std::int64_t j = 0; j < kw; ++j) {
           double acc = 0;
           for (std::int64_t p = 0; p < r; ++p)
-            acc += type == TdType::SvdFilter
-                       ? static_cast<double>(s2[a * r + p]) * s1[((p * c + b) * kh + i) * kw + j]
-                       : static_cast<double>(s2[(a * r + p) * kh + i]) * s1[(p * c + b) * kw + j];
+            acc += type == TdType::SvdFilter ? static_cast<double>(s2[a * r + p]) * s1[((p * c + b) * kh + i) * kw + j]
+                                             : static_cast<double>(s2[(a * r + p) * kh + i]) * s1[(p * c + b) * kw + j];
           w[((a * c + b) * kh + i) * kw + j] = static_cast<float>(acc);
         }
   return w;
@@ -106,8 +105,8 @@ TEST(Svd, TruncationErrorIsTheDiscardedEnergy) {
       std::vector<Eigen::VectorXd> sv;
       for (std::int64_t a = 0; a < g1; ++a)
         for (std::int64_t b = 0; b < g2; ++b)
-          sv.push_back(singular_values(extract_chunk(layer.weight, 6, 8, 3, 3, g1, g2, a, b), type, 6 / g1,
-                                       8 / g2, 3, 3));
+          sv.push_back(
+              singular_values(extract_chunk(layer.weight, 6, 8, 3, 3, g1, g2, a, b), type, 6 / g1, 8 / g2, 3, 3));
       const std::int64_t bound = rank_bound(layer, type, g1, g2);
       for (std::int64_t r = 1; r <= bound; ++r) {
         double tail = 0;
@@ -115,8 +114,7 @@ TEST(Svd, TruncationErrorIsTheDiscardedEnergy) {
         const double want = std::sqrt(tail) / wn;
         const Tau tau{type, g1, g2, r};
         EXPECT_NEAR(dec.relative_error(tau), want, 1e-5 + 1e-4 * want) << tau.str();
-        EXPECT_NEAR(rel_diff(dec.decompose(tau).reconstruct(), layer.weight), want, 1e-5 + 1e-4 * want)
-            << tau.str();
+        EXPECT_NEAR(rel_diff(dec.decompose(tau).reconstruct(), layer.weight), want, 1e-5 + 1e-4 * want) << tau.str();
       }
     }
 }

@@ -33,7 +33,7 @@ Run add_candidates(CLI::App& app) {
       "Examples:\n  mixtd candidates resnet18\n  mixtd candidates resnet18 --list layer4.1.conv1");
   return [=] {
     td::CandidateOptions o;
-    o.groups = *groups == "paper" ? td::GroupPolicy::Paper
+    o.groups = *groups == "paper"  ? td::GroupPolicy::Paper
                : *groups == "none" ? td::GroupPolicy::Ungrouped
                                    : td::GroupPolicy::All;
     const net::Network n = net::load_network(*spec, false);
@@ -55,7 +55,9 @@ Run add_candidates(CLI::App& app) {
                           {"svd_spatial", s.svd_spatial},
                           {"cpd", s.cpd},
                           {"total", s.total()}});
-      std::cout << nlohmann::json{{"network", n.name}, {"groups", *groups}, {"layers", layers},
+      std::cout << nlohmann::json{{"network", n.name},
+                                  {"groups", *groups},
+                                  {"layers", layers},
                                   {"log10_size", ds.log10_size}}
                        .dump(2)
                 << '\n';
@@ -77,7 +79,8 @@ Run add_candidates(CLI::App& app) {
                  std::to_string(s.total())});
     }
     t.print(std::cout);
-    std::cout << "\n" << ds.layers.size() << " decomposable layers of " << n.layers.size()
+    std::cout << "\n"
+              << ds.layers.size() << " decomposable layers of " << n.layers.size()
               << "; design space: " << ds.size_str() << " choices of τ (groups: " << *groups << ")\n";
     return 0;
   };

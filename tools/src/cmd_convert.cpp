@@ -20,7 +20,8 @@ Run add_convert(CLI::App& app) {
   cmd->add_option("-o,--output", *out, "output file: .yaml/.yml (weights go beside it as .weights) or .onnx")
       ->required();
   cmd->add_flag("--no-weights", *no_weights, "YAML only: write the description without weights");
-  cmd->footer("Examples:\n  mixtd convert resnet18-fmnist:width=0.25 -o r18.yaml\n  mixtd convert r18.yaml -o r18.onnx");
+  cmd->footer(
+      "Examples:\n  mixtd convert resnet18-fmnist:width=0.25 -o r18.yaml\n  mixtd convert r18.yaml -o r18.onnx");
   return [=] {
     const std::filesystem::path o(*out);
     const std::string ext = o.extension().string();
@@ -34,7 +35,8 @@ Run add_convert(CLI::App& app) {
     else
       net::save_yaml(n, o);
     std::cout << "wrote " << o.string();
-    if (ext != ".onnx" && n.has_weights()) std::cout << " and " << std::filesystem::path(o).replace_extension(".weights").string();
+    if (ext != ".onnx" && n.has_weights())
+      std::cout << " and " << std::filesystem::path(o).replace_extension(".weights").string();
     std::cout << '\n';
     return 0;
   };

@@ -85,8 +85,8 @@ Run add_info(CLI::App& app) {
     t.add_rule();
     t.add_row({"total", std::to_string(n.layers.size()) + " layers", "", n.input_shape.str(), "",
                with_commas(tot.params), with_commas(tot.macs)});
-    std::cout << "network " << n.name << ": input " << n.input_shape.str() << ", " << tot.conv_layers
-              << " conv, " << tot.linear_layers << " linear\n\n";
+    std::cout << "network " << n.name << ": input " << n.input_shape.str() << ", " << tot.conv_layers << " conv, "
+              << tot.linear_layers << " linear\n\n";
     t.print(std::cout);
     std::cout << "\nat W" << bits.weight << "A" << bits.activation << ": weight memory "
               << fixed(net::weight_memory_bits(tot.params, bits) / 1e6, 1) << " Mb, "

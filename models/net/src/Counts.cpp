@@ -41,9 +41,7 @@ NetworkCounts counts(const Network& net) {
 
 Bits parse_bits(const std::string& text) {
   const auto comma = text.find(',');
-  auto bad = [&]() {
-    return Error("--bits '" + text + "': expected W,A with widths 1..32 (e.g. 8,8 or 32,32)");
-  };
+  auto bad = [&]() { return Error("--bits '" + text + "': expected W,A with widths 1..32 (e.g. 8,8 or 32,32)"); };
   if (comma == std::string::npos) throw bad();
   Bits b;
   auto parse = [&](std::string_view s, int& out) {

@@ -72,8 +72,8 @@ bool Layer::same_structure(const Layer& o) const {
     case LayerKind::Conv2d:
       return conv == o.conv;
     case LayerKind::MaxPool:
-      return pool.kh == o.pool.kh && pool.kw == o.pool.kw && pool.sh == o.pool.sh &&
-             pool.sw == o.pool.sw && pool.ph == o.pool.ph && pool.pw == o.pool.pw;
+      return pool.kh == o.pool.kh && pool.kw == o.pool.kw && pool.sh == o.pool.sh && pool.sw == o.pool.sw &&
+             pool.ph == o.pool.ph && pool.pw == o.pool.pw;
     case LayerKind::AvgPool:
       return pool == o.pool;
     case LayerKind::Linear:

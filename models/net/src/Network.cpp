@@ -11,9 +11,7 @@ namespace mixtd::net {
 
 namespace {
 
-std::string where(const Layer& l) {
-  return "layer '" + l.name + "' (" + std::string(to_string(l.kind)) + ")";
-}
+std::string where(const Layer& l) { return "layer '" + l.name + "' (" + std::string(to_string(l.kind)) + ")"; }
 
 // Output size of a sliding window along one axis (floor mode, as PyTorch's
 // default and ONNX's ceil_mode = 0).
@@ -21,21 +19,18 @@ std::int64_t window_out(std::int64_t in, std::int64_t k, std::int64_t s, std::in
   return (in + 2 * p - k) / s + 1;
 }
 
-void check_window(const Layer& l, const char* what, std::int64_t kh, std::int64_t kw,
-                  std::int64_t sh, std::int64_t sw, std::int64_t ph, std::int64_t pw) {
-  require(kh >= 1 && kw >= 1,
-          where(l) + ": " + what + " kernel must be at least 1x1, got " + std::to_string(kh) +
-              "x" + std::to_string(kw));
+void check_window(const Layer& l, const char* what, std::int64_t kh, std::int64_t kw, std::int64_t sh, std::int64_t sw,
+                  std::int64_t ph, std::int64_t pw) {
+  require(kh >= 1 && kw >= 1, where(l) + ": " + what + " kernel must be at least 1x1, got " + std::to_string(kh) + "x" +
+                                  std::to_string(kw));
   require(sh >= 1 && sw >= 1,
-          where(l) + ": stride must be at least 1, got " + std::to_string(sh) + "x" +
-              std::to_string(sw));
+          where(l) + ": stride must be at least 1, got " + std::to_string(sh) + "x" + std::to_string(sw));
   require(ph >= 0 && pw >= 0,
-          where(l) + ": padding must be non-negative, got " + std::to_string(ph) + "x" +
-              std::to_string(pw));
+          where(l) + ": padding must be non-negative, got " + std::to_string(ph) + "x" + std::to_string(pw));
   require(l.in_shape.h + 2 * ph >= kh && l.in_shape.w + 2 * pw >= kw,
           where(l) + ": " + what + " kernel " + std::to_string(kh) + "x" + std::to_string(kw) +
-              " does not fit the padded input " + l.in_shape.str() + " (padding " +
-              std::to_string(ph) + "x" + std::to_string(pw) + ")");
+              " does not fit the padded input " + l.in_shape.str() + " (padding " + std::to_string(ph) + "x" +
+              std::to_string(pw) + ")");
 }
 
 std::vector<long long> divisors(std::int64_t n) {
@@ -48,21 +43,18 @@ std::vector<long long> divisors(std::int64_t n) {
 }  // namespace
 
 Layer& Network::add(Layer layer) {
-  require(!layer.name.empty(), "a layer of kind " + std::string(to_string(layer.kind)) +
-                                   " has no name (every layer needs a unique name)");
-  require(layer.name != input_name,
-          "layer name '" + layer.name + "' is the network input's name; choose another");
+  require(!layer.name.empty(),
+          "a layer of kind " + std::string(to_string(layer.kind)) + " has no name (every layer needs a unique name)");
+  require(layer.name != input_name, "layer name '" + layer.name + "' is the network input's name; choose another");
   require(find(layer.name) == nullptr, "duplicate layer name '" + layer.name + "'");
   const std::size_t want_min = layer.kind == LayerKind::Add ? 2 : 1;
   require(layer.inputs.size() >= want_min && (layer.kind == LayerKind::Add || layer.inputs.size() == 1),
           where(layer) + ": takes " +
-              (layer.kind == LayerKind::Add ? std::string("two or more inputs")
-                                            : std::string("exactly one input")) +
+              (layer.kind == LayerKind::Add ? std::string("two or more inputs") : std::string("exactly one input")) +
               ", got " + std::to_string(layer.inputs.size()));
   for (const auto& in : layer.inputs) {
     require(in == input_name || find(in) != nullptr,
-            where(layer) + ": input '" + in + "' is not the network input ('" + input_name +
-                "') nor an earlier layer");
+            where(layer) + ": input '" + in + "' is not the network input ('" + input_name + "') nor an earlier layer");
   }
   layers.push_back(std::move(layer));
   return layers.back();
@@ -137,9 +129,8 @@ void Network::infer_shapes() {
           for (long long d : divisors(s.c))
             if (c.out_channels % d == 0) legal.push_back(d);
           throw Error(where(l) + ": groups = " + std::to_string(c.groups) + " must divide both the " +
-                      std::to_string(s.c) + " input channels (input '" + l.inputs[0] + "', shape " +
-                      s.str() + ") and the " + std::to_string(c.out_channels) +
-                      " output channels; legal: " + join_ints(legal));
+                      std::to_string(s.c) + " input channels (input '" + l.inputs[0] + "', shape " + s.str() +
+                      ") and the " + std::to_string(c.out_channels) + " output channels; legal: " + join_ints(legal));
         }
         check_window(l, "conv", c.kh, c.kw, c.sh, c.sw, c.ph, c.pw);
         l.out_shape = {c.out_channels, window_out(s.h, c.kh, c.sh, c.ph), window_out(s.w, c.kw, c.sw, c.pw)};
@@ -149,9 +140,9 @@ void Network::infer_shapes() {
       case LayerKind::AvgPool: {
         const auto& p = l.pool;
         check_window(l, "pool", p.kh, p.kw, p.sh, p.sw, p.ph, p.pw);
-        require(2 * p.ph <= p.kh && 2 * p.pw <= p.kw,
-                where(l) + ": padding " + std::to_string(p.ph) + "x" + std::to_string(p.pw) +
-                    " must be at most half the kernel " + std::to_string(p.kh) + "x" + std::to_string(p.kw));
+        require(2 * p.ph <= p.kh && 2 * p.pw <= p.kw, where(l) + ": padding " + std::to_string(p.ph) + "x" +
+                                                          std::to_string(p.pw) + " must be at most half the kernel " +
+                                                          std::to_string(p.kh) + "x" + std::to_string(p.kw));
         l.out_shape = {s.c, window_out(s.h, p.kh, p.sh, p.ph), window_out(s.w, p.kw, p.sw, p.pw)};
         break;
       }
@@ -165,8 +156,8 @@ void Network::infer_shapes() {
       case LayerKind::Add:
         for (const auto& in : l.inputs) {
           const Shape t = shape_of(in);
-          require(t == s, where(l) + ": input '" + in + "' has shape " + t.str() + " but input '" +
-                              l.inputs[0] + "' has " + s.str() + " (Add needs equal shapes)");
+          require(t == s, where(l) + ": input '" + in + "' has shape " + t.str() + " but input '" + l.inputs[0] +
+                              "' has " + s.str() + " (Add needs equal shapes)");
         }
         l.out_shape = s;
         break;
@@ -176,9 +167,8 @@ void Network::infer_shapes() {
       case LayerKind::Linear:
         require(l.linear.out_features >= 1,
                 where(l) + ": out_features must be at least 1, got " + std::to_string(l.linear.out_features));
-        require(s.h == 1 && s.w == 1,
-                where(l) + ": input '" + l.inputs[0] + "' has shape " + s.str() +
-                    "; a linear layer needs Cx1x1 (insert a flatten or globalavgpool before it)");
+        require(s.h == 1 && s.w == 1, where(l) + ": input '" + l.inputs[0] + "' has shape " + s.str() +
+                                          "; a linear layer needs Cx1x1 (insert a flatten or globalavgpool before it)");
         l.out_shape = {l.linear.out_features, 1, 1};
         break;
     }
@@ -195,8 +185,8 @@ void Network::check_weights() const {
     }
     if (l.weight.empty() && l.bias.empty() && l.mean.empty() && l.var.empty()) continue;
     require(static_cast<std::int64_t>(l.weight.size()) == ws,
-            where(l) + ": weight has " + std::to_string(l.weight.size()) + " elements, expected " +
-                std::to_string(ws) + " for input " + l.in_shape.str() + " and output " + l.out_shape.str());
+            where(l) + ": weight has " + std::to_string(l.weight.size()) + " elements, expected " + std::to_string(ws) +
+                " for input " + l.in_shape.str() + " and output " + l.out_shape.str());
     require(static_cast<std::int64_t>(l.bias.size()) == bs,
             where(l) + ": bias has " + std::to_string(l.bias.size()) + " elements, expected " + std::to_string(bs));
     if (l.kind == LayerKind::BatchNorm) {
@@ -223,8 +213,7 @@ void Network::fold_batchnorm() {
     require(conv != nullptr && conv->kind == LayerKind::Conv2d,
             where(l) + ": can only be folded into a conv2d, but its input '" + src + "' is " +
                 (conv ? std::string(to_string(conv->kind)) : std::string("the network input")));
-    require(consumers(src).size() == 1,
-            where(l) + ": cannot be folded: conv '" + src + "' also feeds other layers");
+    require(consumers(src).size() == 1, where(l) + ": cannot be folded: conv '" + src + "' also feeds other layers");
     const bool conv_w = conv->has_weights(), bn_w = l.has_weights();
     require(conv_w == bn_w, where(l) + ": cannot fold: only one of it and conv '" + src + "' has weights");
     if (conv_w) {
@@ -314,9 +303,8 @@ void init_random_weights(Network& net, std::uint64_t seed) {
       l.var.assign(static_cast<std::size_t>(bs), 1.0f);
       continue;
     }
-    const std::int64_t fan_in = l.kind == LayerKind::Conv2d
-                                    ? (l.in_shape.c / l.conv.groups) * l.conv.kh * l.conv.kw
-                                    : l.in_shape.numel();
+    const std::int64_t fan_in =
+        l.kind == LayerKind::Conv2d ? (l.in_shape.c / l.conv.groups) * l.conv.kh * l.conv.kw : l.in_shape.numel();
     const double std_w = std::sqrt(2.0 / static_cast<double>(fan_in));
     const double bound_b = 1.0 / std::sqrt(static_cast<double>(fan_in));
     l.weight.resize(static_cast<std::size_t>(ws));

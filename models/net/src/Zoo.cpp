@@ -43,11 +43,9 @@ class Builder {
   std::string gap(const std::string& name, const std::string& in) {
     return simple(name, LayerKind::GlobalAvgPool, {in});
   }
-  std::string flatten(const std::string& name, const std::string& in) {
-    return simple(name, LayerKind::Flatten, {in});
-  }
-  std::string pool(const std::string& name, LayerKind kind, const std::string& in, std::int64_t k,
-                   std::int64_t s, std::int64_t p) {
+  std::string flatten(const std::string& name, const std::string& in) { return simple(name, LayerKind::Flatten, {in}); }
+  std::string pool(const std::string& name, LayerKind kind, const std::string& in, std::int64_t k, std::int64_t s,
+                   std::int64_t p) {
     Layer l;
     l.name = name;
     l.kind = kind;
@@ -82,8 +80,8 @@ std::int64_t scaled(std::int64_t channels, double width) {
 }
 
 // torchvision BasicBlock: conv1 (stride) -> relu -> conv2 -> (+ downsample) -> relu.
-std::string basic_block(Builder& b, const std::string& prefix, const std::string& in,
-                        std::int64_t in_ch, std::int64_t out_ch, std::int64_t stride) {
+std::string basic_block(Builder& b, const std::string& prefix, const std::string& in, std::int64_t in_ch,
+                        std::int64_t out_ch, std::int64_t stride) {
   std::string x = b.conv(prefix + ".conv1", in, out_ch, 3, stride, 1);
   x = b.relu(prefix + ".relu", x);
   x = b.conv(prefix + ".conv2", x, out_ch, 3, 1, 1);
@@ -302,10 +300,12 @@ ZooOptions parse_options(std::string_view spec, std::string_view name, std::stri
       std::size_t used = 0;
       if (key == "width") {
         o.width = std::stod(value, &used);
-        require(used == value.size() && o.width > 0 && o.width <= 16, where + ": width must be in (0, 16], got '" + value + "'");
+        require(used == value.size() && o.width > 0 && o.width <= 16,
+                where + ": width must be in (0, 16], got '" + value + "'");
       } else if (key == "classes") {
         o.classes = std::stoll(value, &used);
-        require(used == value.size() && o.classes >= 1, where + ": classes must be a positive integer, got '" + value + "'");
+        require(used == value.size() && o.classes >= 1,
+                where + ": classes must be a positive integer, got '" + value + "'");
       } else if (key == "seed") {
         o.seed = std::stoull(value, &used);
         require(used == value.size(), where + ": seed must be a non-negative integer, got '" + value + "'");
@@ -352,8 +352,7 @@ Network build_zoo(std::string_view spec, bool with_weights) {
   }
   std::vector<std::string> names;
   for (const auto& e : entries()) names.push_back(e.info.name);
-  throw Error("unknown network '" + std::string(name) + "' (zoo: " + join(names) +
-              "; or give a .yaml or .onnx file)");
+  throw Error("unknown network '" + std::string(name) + "' (zoo: " + join(names) + "; or give a .yaml or .onnx file)");
 }
 
 }  // namespace mixtd::net

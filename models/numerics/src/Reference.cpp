@@ -99,14 +99,12 @@ FloatTensor conv2d(const FloatTensor& x, const float* w, const float* bias, std:
 
 FloatTensor run_stage(const FloatTensor& x, const td::StageWeights& st) {
   const auto& s = st.shape;
-  require(x.c == s.in_ch, "stage " + s.role + ": input has " + std::to_string(x.c) + " channels, expected " +
-                              std::to_string(s.in_ch));
-  return conv2d(x, st.weight.data(), nullptr, s.out_ch, s.kh, s.kw, s.sh, s.sw, s.ph, s.pw,
-                s.groups);
+  require(x.c == s.in_ch,
+          "stage " + s.role + ": input has " + std::to_string(x.c) + " channels, expected " + std::to_string(s.in_ch));
+  return conv2d(x, st.weight.data(), nullptr, s.out_ch, s.kh, s.kw, s.sh, s.sw, s.ph, s.pw, s.groups);
 }
 
-FloatTensor run_decomposed(const FloatTensor& x, const td::DecomposedLayer& d, const std::string& name,
-                           AbsMax* stats) {
+FloatTensor run_decomposed(const FloatTensor& x, const td::DecomposedLayer& d, const std::string& name, AbsMax* stats) {
   const auto& g = d.geometry;
   const std::int64_t g1 = g.tau.g1, g2 = g.tau.g2;
   const auto& last = g.stages.back();
@@ -156,7 +154,7 @@ FloatTensor run(const net::Network& net, const FloatTensor& input, const Decompo
   if (stop_at == net.input_name) return input;
   const auto outputs = net.outputs();
   require(!stop_at.empty() || outputs.size() == 1, "network '" + net.name + "' has " + std::to_string(outputs.size()) +
-                                   " outputs; the executors support exactly one");
+                                                       " outputs; the executors support exactly one");
   for (std::size_t i = 0; i < net.layers.size(); ++i) {
     const auto& l = net.layers[i];
     const FloatTensor& x = values.at(l.inputs[0]);
@@ -179,8 +177,8 @@ FloatTensor run(const net::Network& net, const FloatTensor& input, const Decompo
         FloatTensor flat = x;
         flat.c = x.per_image();
         flat.h = flat.w = 1;
-        y = conv2d(flat, l.weight.data(), l.bias.empty() ? nullptr : l.bias.data(), l.linear.out_features, 1, 1, 1,
-                   1, 0, 0, 1);
+        y = conv2d(flat, l.weight.data(), l.bias.empty() ? nullptr : l.bias.data(), l.linear.out_features, 1, 1, 1, 1,
+                   0, 0, 1);
         break;
       }
       case net::LayerKind::BatchNorm: {
@@ -234,8 +232,7 @@ FloatTensor run(const net::Network& net, const FloatTensor& input, const Decompo
 
 }  // namespace
 
-FloatTensor run_float(const net::Network& net, const FloatTensor& input, const Decompositions* decomps,
-                      AbsMax* stats) {
+FloatTensor run_float(const net::Network& net, const FloatTensor& input, const Decompositions* decomps, AbsMax* stats) {
   return run(net, input, decomps, stats, "");
 }
 

@@ -191,8 +191,7 @@ mat contract_small(const mat& s, const fmat& other, uword n2, uword n3, int smal
 template <class eT>
 bool cholesky_solve(const arma::Mat<eT>& rchol, arma::Mat<eT>& b) {
   char uplo = 'U';  // potrs only reads R; Armadillo's binding takes it non-const
-  arma::blas_int n = static_cast<arma::blas_int>(rchol.n_rows), nrhs = static_cast<arma::blas_int>(b.n_cols),
-                 info = 0;
+  arma::blas_int n = static_cast<arma::blas_int>(rchol.n_rows), nrhs = static_cast<arma::blas_int>(b.n_cols), info = 0;
   arma::lapack::potrs<eT>(&uplo, &n, &nrhs, const_cast<eT*>(rchol.memptr()), &n, b.memptr(), &n, &info);
   return info == 0;
 }
@@ -225,8 +224,8 @@ fmat solve_double(mat v, const mat& mt, const double requested, double scale, do
     v.diag() += mu - added;
     added = mu;
     if (arma::chol(rchol, v)) break;
-    require(attempt < 20, "CP-ALS: the normal equations are not positive definite even with a ridge of " +
-                              std::to_string(mu));
+    require(attempt < 20,
+            "CP-ALS: the normal equations are not positive definite even with a ridge of " + std::to_string(mu));
     mu = std::max(mu * 100.0, 1e-14 * scale);
   }
   grown = mu > requested ? mu : 0.0;
@@ -403,8 +402,8 @@ class Als {
   double norm2_ = 0.0;
   std::array<fmat, 4> b_;
   std::array<RMat, 4> gram_;
-  RMat v_;  // the last mode's normal-equation matrix
-  fmat rchol_;  // Cholesky scratch of the float path
+  RMat v_;                                                // the last mode's normal-equation matrix
+  fmat rchol_;                                            // Cholesky scratch of the float path
   std::array<bool, 4> float_ok_{true, true, true, true};  // per mode: float solves still worth trying
   std::array<double, 4> grown_{};                         // per mode: the ridge the double path last needed
   arma::vec lambda_;
@@ -446,8 +445,8 @@ void check_input(const std::vector<float>& x, const Dims& d, std::int64_t rank) 
   for (int k = 0; k < 4; ++k)
     require(d[k] >= 1, "cp_als: mode " + std::to_string(k) + " has dimension " + std::to_string(d[k]));
   const std::int64_t total = d[0] * d[1] * d[2] * d[3];
-  require(static_cast<std::int64_t>(x.size()) == total, "cp_als: tensor has " + std::to_string(x.size()) +
-                                                            " elements, dims give " + std::to_string(total));
+  require(static_cast<std::int64_t>(x.size()) == total,
+          "cp_als: tensor has " + std::to_string(x.size()) + " elements, dims give " + std::to_string(total));
   require(rank >= 1, "cp_als: rank must be at least 1, got " + std::to_string(rank));
   require(std::all_of(x.begin(), x.end(), [](float v) { return std::isfinite(v); }),
           "cp_als: the tensor has non-finite values");
@@ -479,9 +478,8 @@ const StageWeights& cpd_stage(const ChunkFactors& f, std::size_t i, std::size_t 
   require(f.stages.size() == 4, "CPD chunk (" + std::to_string(f.a) + ", " + std::to_string(f.b) + ") has " +
                                     std::to_string(f.stages.size()) + " stages, expected 4");
   const StageWeights& s = f.stages[i];
-  require(s.weight.size() == expected_size, "CPD stage '" + s.shape.role + "' has " +
-                                                std::to_string(s.weight.size()) + " weights, expected " +
-                                                std::to_string(expected_size));
+  require(s.weight.size() == expected_size, "CPD stage '" + s.shape.role + "' has " + std::to_string(s.weight.size()) +
+                                                " weights, expected " + std::to_string(expected_size));
   return s;
 }
 
@@ -489,9 +487,8 @@ const StageWeights& cpd_stage(const ChunkFactors& f, std::size_t i, std::size_t 
 
 std::vector<StageWeights> cpd_stages(const CpdResult& cp, const LayerGeometry& g) {
   const std::int64_t r = g.tau.rank;
-  require(static_cast<std::int64_t>(cp.lambda.size()) == r, "CPD factors have rank " +
-                                                                 std::to_string(cp.lambda.size()) + ", τ says " +
-                                                                 std::to_string(r));
+  require(static_cast<std::int64_t>(cp.lambda.size()) == r,
+          "CPD factors have rank " + std::to_string(cp.lambda.size()) + ", τ says " + std::to_string(r));
   // Mode k's factor [I_k, r] row-major; its dimension from its size.
   auto dim = [&](int k) { return static_cast<std::int64_t>(cp.factors[k].size()) / r; };
   const std::int64_t n = dim(0);

@@ -45,7 +45,8 @@ std::vector<float> reshape_matrix(const std::vector<float>& chunk, TdType type, 
   for (std::int64_t a = 0; a < n; ++a)
     for (std::int64_t b = 0; b < c; ++b)
       for (std::int64_t i = 0; i < kh; ++i)
-        for (std::int64_t j = 0; j < kw; ++j) m[static_cast<std::size_t>(spatial_index(a, b, i, j, kh, c, kw))] = chunk[src++];
+        for (std::int64_t j = 0; j < kw; ++j)
+          m[static_cast<std::size_t>(spatial_index(a, b, i, j, kh, c, kw))] = chunk[src++];
   return m;
 }
 
@@ -67,9 +68,8 @@ const StageWeights& stage(const ChunkFactors& f, std::size_t i, std::size_t expe
   require(f.stages.size() == 2, "SVD chunk (" + std::to_string(f.a) + ", " + std::to_string(f.b) + ") has " +
                                     std::to_string(f.stages.size()) + " stages, expected 2");
   const StageWeights& s = f.stages[i];
-  require(s.weight.size() == expected_size, "SVD stage '" + s.shape.role + "' has " +
-                                                std::to_string(s.weight.size()) + " weights, expected " +
-                                                std::to_string(expected_size));
+  require(s.weight.size() == expected_size, "SVD stage '" + s.shape.role + "' has " + std::to_string(s.weight.size()) +
+                                                " weights, expected " + std::to_string(expected_size));
   return s;
 }
 
@@ -93,8 +93,7 @@ ChunkSvd chunk_svd(const std::vector<float>& chunk, TdType type, std::int64_t n,
   // Divide and conquer is the fast one; the QR-iteration driver is the
   // fallback LAPACK recommends when gesdd fails to converge.
   const bool ok = arma::svd_econ(left, s, right, mt, "both", "dc") || arma::svd_econ(left, s, right, mt, "both", "std");
-  require(ok, "SVD of a " + std::to_string(d1) + "x" + std::to_string(d2) +
-                  " chunk failed (non-finite weights?)");
+  require(ok, "SVD of a " + std::to_string(d1) + "x" + std::to_string(d2) + " chunk failed (non-finite weights?)");
   ChunkSvd out;
   out.d1 = d1;
   out.d2 = d2;
@@ -136,8 +135,8 @@ std::vector<float> svd_chunk_weight(const LayerGeometry& g, const ChunkFactors& 
       for (std::int64_t i = 0; i < kh2; ++i) ut(rho, a * kh2 + i) = s2.weight[(a * r + rho) * kh2 + i];
   // Row-major M = U' S1 is column-major Mᵀ = S1ᵀ U'ᵀ, and row-major S1 is column-major S1ᵀ
   // (a read-only view, no copy; Armadillo has no const view constructor).
-  const arma::fmat s1t(const_cast<float*>(s1.weight.data()), static_cast<arma::uword>(d2),
-                       static_cast<arma::uword>(r), false, true);
+  const arma::fmat s1t(const_cast<float*>(s1.weight.data()), static_cast<arma::uword>(d2), static_cast<arma::uword>(r),
+                       false, true);
   const arma::fmat mt = s1t * ut;
   return unreshape_matrix(mt.memptr(), g.tau.type, n, c, kh, kw);
 }

@@ -63,8 +63,8 @@ double kendall_tau_b(const std::vector<double>& x, const std::vector<double>& y)
 }  // namespace
 
 Accuracy accuracy(const std::vector<double>& p, const std::vector<double>& a) {
-  require(p.size() == a.size(), "accuracy: " + std::to_string(p.size()) + " predictions for " +
-                                    std::to_string(a.size()) + " measurements");
+  require(p.size() == a.size(),
+          "accuracy: " + std::to_string(p.size()) + " predictions for " + std::to_string(a.size()) + " measurements");
   require(a.size() >= 2, "accuracy: at least 2 designs are needed, got " + std::to_string(a.size()));
   Accuracy r;
   double sq = 0;

@@ -40,9 +40,7 @@ struct Bits {
 inline double bitops(std::int64_t macs, Bits bits) {
   return 2.0 * bits.weight * bits.activation * static_cast<double>(macs);
 }
-inline double weight_memory_bits(std::int64_t params, Bits bits) {
-  return static_cast<double>(params) * bits.weight;
-}
+inline double weight_memory_bits(std::int64_t params, Bits bits) { return static_cast<double>(params) * bits.weight; }
 
 // Parses "W,A" (e.g. "8,8"); throws mixtd::Error saying the legal form.
 Bits parse_bits(const std::string& text);

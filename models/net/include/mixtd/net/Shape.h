@@ -15,9 +15,7 @@ struct Shape {
   std::int64_t numel() const { return c * h * w; }
   bool operator==(const Shape&) const = default;
   // "64x56x56"
-  std::string str() const {
-    return std::to_string(c) + "x" + std::to_string(h) + "x" + std::to_string(w);
-  }
+  std::string str() const { return std::to_string(c) + "x" + std::to_string(h) + "x" + std::to_string(w); }
 };
 
 }  // namespace mixtd::net

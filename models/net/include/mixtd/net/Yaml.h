@@ -22,8 +22,8 @@ namespace mixtd::net {
 
 // Parses a description. `source` names it in errors; a relative `weights:`
 // path is resolved against `base_dir` and loaded when `with_weights`.
-Network parse_yaml(std::string_view text, const std::string& source,
-                   const std::filesystem::path& base_dir, bool with_weights = true);
+Network parse_yaml(std::string_view text, const std::string& source, const std::filesystem::path& base_dir,
+                   bool with_weights = true);
 Network load_yaml(const std::filesystem::path& path, bool with_weights = true);
 
 // The description as YAML text; `weights_ref` (may be empty) is written as

@@ -17,8 +17,7 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view bytes
 
 // Streams into `path` atomically: `writer` fills the stream; if it throws,
 // the temporary is removed and `path` is untouched.
-void write_file_atomic(const std::filesystem::path& path,
-                       const std::function<void(std::ostream&)>& writer);
+void write_file_atomic(const std::filesystem::path& path, const std::function<void(std::ostream&)>& writer);
 
 // Whole file as bytes; throws mixtd::Error naming the path if unreadable.
 std::string read_file(const std::filesystem::path& path);

@@ -48,8 +48,7 @@ std::vector<float> extract_chunk(const std::vector<float>& w, std::int64_t n, st
                                  std::int64_t kw, std::int64_t g1, std::int64_t g2, std::int64_t a, std::int64_t b);
 // The inverse: writes a chunk back into its place in W.
 void scatter_chunk(const std::vector<float>& chunk, std::vector<float>& w, std::int64_t n, std::int64_t c,
-                   std::int64_t kh, std::int64_t kw, std::int64_t g1, std::int64_t g2, std::int64_t a,
-                   std::int64_t b);
+                   std::int64_t kh, std::int64_t kw, std::int64_t g1, std::int64_t g2, std::int64_t a, std::int64_t b);
 
 struct CpdOptions {
   int max_sweeps = 200;

@@ -15,7 +15,7 @@ namespace mixtd::td {
 
 enum class TdType { None, SvdFilter, SvdSpatial, Cpd };
 
-std::string_view to_string(TdType t);               // "none", "svd-filter", ...
+std::string_view to_string(TdType t);  // "none", "svd-filter", ...
 std::optional<TdType> parse_td_type(std::string_view s);
 inline constexpr std::string_view kTdTypeNames = "none, svd-filter, svd-spatial, cpd";
 
