@@ -24,6 +24,13 @@ nn::Taus tiny_taus() {
 
 using mixtd::test_data::random_dataset;
 
+// The zoo's `tiny` with seeded weights, BatchNorm folded, as the oracle takes it.
+net::Network tiny_folded() {
+  net::Network n = net::build_zoo("tiny", true);
+  n.fold_batchnorm();
+  return n;
+}
+
 numerics::FloatTensor logits(std::int64_t n, std::int64_t k, std::vector<float> v) {
   numerics::FloatTensor t(n, k, 1, 1);
   t.data = std::move(v);
@@ -44,8 +51,7 @@ TEST(TeacherAgreement, OneForTheTeacherItselfAndTheKlOtherwise) {
 }
 
 TEST(Correction, FoldsIntoTheLastStageRowsAndTheBias) {
-  net::Network n = net::build_zoo("tiny", true);
-  n.fold_batchnorm();
+  const net::Network n = tiny_folded();
   nn::DecompositionCache cache(n);
   auto d = cache.decompose(tiny_taus());
   const auto before = d.at("conv2");
@@ -75,8 +81,7 @@ TEST(Correction, FoldsIntoTheLastStageRowsAndTheBias) {
 }
 
 TEST(Correction, MatchesTheUndecomposedStatisticsLayerByLayer) {
-  net::Network n = net::build_zoo("tiny", true);
-  n.fold_batchnorm();
+  const net::Network n = tiny_folded();
   Rng rng(3);
   const nn::Dataset ds = random_dataset(32, 3, 16, rng);
   const auto x = ds.batch(0, 32);
@@ -103,8 +108,7 @@ TEST(Correction, MatchesTheUndecomposedStatisticsLayerByLayer) {
 }
 
 TEST(Oracle, TeacherFitnessIsOneUndecomposedInFloatAndBelowOneDecomposed) {
-  net::Network n = net::build_zoo("tiny", true);
-  n.fold_batchnorm();
+  const net::Network n = tiny_folded();
   Rng rng(5);
   const nn::Dataset ds = random_dataset(300, 3, 16, rng);
   nn::OracleOptions o;
@@ -129,8 +133,7 @@ TEST(Oracle, TeacherFitnessIsOneUndecomposedInFloatAndBelowOneDecomposed) {
 }
 
 TEST(Distillation, PullsTheStudentTowardsTheTeacher) {
-  net::Network n = net::build_zoo("tiny", true);
-  n.fold_batchnorm();
+  const net::Network n = tiny_folded();
   Rng rng(7);
   const nn::Dataset ds = random_dataset(256, 3, 16, rng);
   nn::OracleOptions o;
@@ -161,8 +164,7 @@ TEST(Distillation, PullsTheStudentTowardsTheTeacher) {
 // (corrected) factors with the activation exponents it quantised at, kept
 // through training, and used again when a design hands them back.
 TEST(Oracle, FactorsCarryTheExponentsTheQueryRanAtThroughTraining) {
-  net::Network n = net::build_zoo("tiny", true);
-  n.fold_batchnorm();
+  const net::Network n = tiny_folded();
   Rng rng(9);
   const nn::Dataset ds = random_dataset(256, 3, 16, rng);
   nn::OracleOptions o;
