@@ -1084,3 +1084,28 @@ TEST(Search, ThePrefilterScoresWithItsOwnQuery) {
   }
   EXPECT_GT(conv1, 0);
 }
+
+// --max-queries caps the loop's queries exactly (the same budget for every
+// method compared): the generation that reaches it rejects its remaining
+// children unscored instead of finishing and overshooting.
+// (One evaluation set, as the default fitness: the paper's rotating batches
+// also re-score the parents each generation, which the cap does not cut.)
+TEST(Search, TheQueryBudgetIsAHardCapOnTheLoop) {
+  auto o = small_options(1.2 * undecomposed_fps(base_design()));
+  o.generations = 1;
+  FixedSetAccuracy a0;
+  FakeSimulator s0;
+  const auto first = run(scratch("budget-gen0"), o, a0, s0);  // generation 0 alone: not cut
+  o.generations = 20;
+  o.max_queries = first.queries + 5;
+  FixedSetAccuracy acc;
+  FakeSimulator sim;
+  const fs::path dir = scratch("budget");
+  const auto r = run(dir, o, acc, sim);
+  EXPECT_EQ(r.queries, o.max_queries);
+  EXPECT_EQ(r.stop_reason, "query budget");
+  EXPECT_EQ(r.generations, 2);  // the budget ran out in generation 1, which stopped the loop
+  std::int64_t cut = 0;
+  for (const auto& row : csv_rows(dir / "candidates.csv")) cut += row[19] == "rejected: query budget";
+  EXPECT_GT(cut, 0);
+}

@@ -406,7 +406,9 @@ Run add_search(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--time", a->o.time_s, "stop after this many seconds (0: no limit; not reproducible)")
       ->capture_default_str();
-  cmd->add_option("--max-queries", a->o.max_queries, "stop after this many accuracy queries (0: no limit)")
+  cmd->add_option("--max-queries", a->o.max_queries,
+                  "stop after this many accuracy queries after the pre-filter; the generation that reaches it "
+                  "scores no further child (0: no limit)")
       ->capture_default_str();
   cmd->add_option("--max-tries", a->o.max_tries, "draws per child before its slot stays empty")->capture_default_str();
   cmd->add_option("--max-initial", a->o.max_initial, "draws for the first population before giving up")

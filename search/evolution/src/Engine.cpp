@@ -151,7 +151,12 @@ double Engine::forest_fps(const Genome& g) {
 
 std::vector<Outcome> Engine::evaluate_wave(std::vector<Outcome> draws, std::int64_t batch, std::int64_t g) {
   draws = hardware_gates(std::move(draws), g);
-  accuracy_gate(draws, batch);
+  // --max-queries is a hard cap on the loop's generations (the same budget
+  // for every method compared): checked only between generations, a
+  // generation's 100 children could overshoot it by 40%. Generation 0 (the
+  // first population and the seeds) and the one-answer baselines are not cut.
+  const bool capped = g >= 1 && (o_.strategy == Strategy::Evolution || o_.strategy == Strategy::Random);
+  accuracy_gate(draws, batch, capped);
   for (const auto& d : draws)
     if (!d.valid) note_violation(d);
   return draws;
@@ -217,9 +222,13 @@ std::vector<Outcome> Engine::hardware_gates(std::vector<Outcome> draws, std::int
   return draws;
 }
 
-void Engine::accuracy_gate(std::vector<Outcome>& draws, std::int64_t batch) {
+void Engine::accuracy_gate(std::vector<Outcome>& draws, std::int64_t batch, bool capped) {
   for (Outcome& d : draws) {
     if (!d.status.empty()) continue;
+    if (capped && !budget_left() && !st_.memo.count({space_.describe(d.genome), batch})) {
+      d.status = "rejected: query budget";  // a remembered score costs no query
+      continue;
+    }
     d.accuracy = accuracy(d.genome, batch, &d.t_acc);
     if (d.accuracy < o_.min_accuracy) {
       d.status = "rejected: accuracy floor";
@@ -459,6 +468,7 @@ void Engine::generation(std::int64_t g) {
       log_outcome(d, g, b);
       all.push_back(std::move(d));
     }
+    if (!budget_left()) break;  // the rest of the generation would only be rejected unscored
   }
   std::vector<Member> pool = parents;
   pool.insert(pool.end(), children.begin(), children.end());
@@ -477,7 +487,9 @@ void Engine::generation(std::int64_t g) {
   GenerationStats s = stats(g, all, st_.population);
   s.forest_mape = extra.forest_mape;
   s.forest_false_accept = extra.forest_false_accept;
-  if (children.empty())
+  if (!budget_left())
+    st_.stop_reason = "query budget";
+  else if (children.empty())
     st_.stop_reason =
         "generation " + std::to_string(g) + " found no valid child in " + std::to_string(all.size()) + " draws";
   end_generation(s);

@@ -121,7 +121,8 @@ class Engine {
   // awaits the accuracy gate). --pareto: the FPS gate only sets the violation.
   std::vector<Outcome> hardware_gates(std::vector<Outcome> draws, std::int64_t g);
   // Gate 4 for the draws with an empty status, in draw order.
-  void accuracy_gate(std::vector<Outcome>& draws, std::int64_t batch);
+  // `capped`: draws past the query budget are rejected unscored.
+  void accuracy_gate(std::vector<Outcome>& draws, std::int64_t batch, bool capped = false);
   double accuracy(const Genome& g, std::int64_t batch, double* seconds = nullptr);  // memoised
   bool budget_left() const { return o_.max_queries <= 0 || st_.queries < o_.max_queries; }
   bool sim_gate(std::int64_t g) const;
