@@ -108,6 +108,9 @@ class Engine {
     return o_.finalists > 0 && !o_.pareto && (o_.strategy == Strategy::Evolution || o_.strategy == Strategy::Random);
   }
   std::optional<Member> successive_halving(std::vector<Member>& ranked, SearchResult& r);
+  // Up to `finalists` of `ranked` and every seed, each once, each meeting
+  // the target in SystemC when final_verify (ranked's fps_sim filled in).
+  std::vector<Finalist> admit_finalists(std::vector<Member>& ranked);
   double finetuned(const Genome& g, std::int64_t images);  // memoised, checkpointed
   // Writes the accuracy source's factors of g (if it has its own) to `file`
   // and names them in d (`factors:`, relative to d's folder).

@@ -25,9 +25,7 @@ double Engine::finetuned(const Genome& g, std::int64_t images) {
   return v;
 }
 
-std::optional<Member> Engine::successive_halving(std::vector<Member>& ranked, SearchResult& r) {
-  require(static_cast<bool>(cb_.finetune_validation),
-          "the search's finalists need a fine-tune (SearchCallbacks::finetune_validation); 0 finalists: none");
+std::vector<Finalist> Engine::admit_finalists(std::vector<Member>& ranked) {
   const double target = o_.target_fps;
   const bool check = o_.final_verify;
   // Admitted: up to `finalists` of the population by fitness, then every
@@ -69,6 +67,13 @@ std::optional<Member> Engine::successive_halving(std::vector<Member>& ranked, Se
   for (Member& m : ranked)  // what the verification found, for the population's report
     if (const auto it = st_.labels.find(SearchSpace::key(m.genome)); check && it != st_.labels.end())
       m.fps_sim = it->second.ok ? it->second.fps_batch1 : 0;
+  return finals;
+}
+
+std::optional<Member> Engine::successive_halving(std::vector<Member>& ranked, SearchResult& r) {
+  require(static_cast<bool>(cb_.finetune_validation),
+          "the search's finalists need a fine-tune (SearchCallbacks::finetune_validation); 0 finalists: none");
+  std::vector<Finalist> finals = admit_finalists(ranked);
   if (finals.empty()) {
     warn("no finalist reaches the target in SystemC");
     return std::nullopt;
