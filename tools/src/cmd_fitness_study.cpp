@@ -18,6 +18,7 @@
 #include "mixtd/arch/Design.h"
 #include "mixtd/net/Load.h"
 #include "mixtd/nn/Model.h"
+#include "mixtd/report/Format.h"
 #include "mixtd/search/Metrics.h"
 #include "mixtd/search/SearchSpace.h"
 #include "mixtd/support/AtomicFile.h"
@@ -75,23 +76,10 @@ std::vector<std::string> fitness_columns() {
 
 // User-typed text in the one-line `#` header: a newline or other control
 // character would end the comment and corrupt the table, so it is written
-// escaped (\n, \xNN), as are backslashes so the line reads back one way.
+// escaped as in a JSON string (report::json_string, without its quotes).
 std::string one_line(const std::string& text) {
-  std::string out;
-  for (const char ch : text) {
-    const auto u = static_cast<unsigned char>(ch);
-    if (ch == '\\') {
-      out += "\\\\";
-    } else if (ch == '\n') {
-      out += "\\n";
-    } else if (u < 0x20 || u == 0x7f) {
-      static const char* hex = "0123456789abcdef";
-      out += std::string("\\x") + hex[u >> 4] + hex[u & 15];
-    } else {
-      out += ch;
-    }
-  }
-  return out;
+  const std::string quoted = report::json_string(text);
+  return quoted.substr(1, quoted.size() - 2);
 }
 
 std::string settings_line(const StudyArgs& a) {
