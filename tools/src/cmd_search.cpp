@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -625,10 +626,15 @@ Run add_search(CLI::App& app) {
       f.threads = std::max(2, a->threads);
       return f;
     };
+    std::map<std::string, double> start_validation;  // by τ: a finalist's start is the same every round
     if (auto* top = dynamic_cast<TopOneSource*>(source.get()); top && o.finalists > 0)
       cb.finetune_validation = [&, top](const search::Taus& taus, std::int64_t images) {
         nn::Model m = top->oracle().build(taus), teacher = top->oracle().teacher();
-        const double start = m.accuracy(data->validation);
+        std::string key;
+        for (const auto& [name, tau] : taus) key += name + "=" + tau.str() + ";";
+        const auto it = start_validation.try_emplace(key, -1.0).first;
+        if (it->second < 0) it->second = m.accuracy(data->validation);
+        const double start = it->second;
         nn::short_finetune(m, teacher, data->train, finetune_recipe(1, images));
         // A short fine-tune can end below a start the correction already
         // brought close; the answer's fine-tune then keeps the start (as
